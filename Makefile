@@ -1,0 +1,45 @@
+# bloomfilter: PostgreSQL extension (PGXS build)
+EXTENSION = bloomfilter
+EXTVERSION = 1.0
+MODULE_big = bloomfilter
+
+# Plain-C algorithm files (no PostgreSQL headers) and PostgreSQL glue.
+CORE_SRCS = $(sort $(wildcard src/*_core.c))
+GLUE_SRCS = $(filter-out $(CORE_SRCS),$(sort $(wildcard src/*.c)))
+OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
+
+# The install script is assembled from one piece per topic (sql/install/NN_*.sql).
+INSTALL_PIECES = $(sort $(wildcard sql/install/*.sql))
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
+DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*--*.sql))
+
+# Regression tests: every sql/NNN_*.sql, in order.
+REGRESS = $(sort $(patsubst sql/%.sql,%,$(wildcard sql/[0-9]*.sql)))
+REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
+
+TAP_TESTS = 1
+PROVE_TESTS = test/t/*.pl
+
+PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
+EXTRA_CLEAN = results regression.diffs regression.out
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+sql/$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PIECES)
+	cat $^ > $@
+
+# C unit tests of the plain-C algorithms (no server needed): one program per
+# test/unit/test_*.c, each linked with every src/*_core.c.
+UNIT_CFLAGS = -O2 -g -std=c99 -Wall -Wextra -Werror -Isrc
+UNIT_TESTS = $(patsubst %.c,%,$(sort $(wildcard test/unit/test_*.c)))
+EXTRA_CLEAN += $(UNIT_TESTS)
+
+unit: $(UNIT_TESTS)
+	@status=0; for t in $(UNIT_TESTS); do ./$$t || status=1; done; exit $$status
+
+test/unit/test_%: test/unit/test_%.c test/unit/unit.h $(CORE_SRCS) $(wildcard src/*_core.h)
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(CORE_SRCS) -lm
+
+.PHONY: unit

@@ -1,0 +1,388 @@
+/*
+ * bloom.c
+ *	  The SQL type "bloom": I/O, constructors, membership, set operations and
+ *	  statistics.  The algorithms live in bloom_core.c.
+ */
+#include "bloomfilter.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "libpq/pqformat.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+PG_FUNCTION_INFO_V1(bloom_in);
+PG_FUNCTION_INFO_V1(bloom_out);
+PG_FUNCTION_INFO_V1(bloom_recv);
+PG_FUNCTION_INFO_V1(bloom_send);
+PG_FUNCTION_INFO_V1(bloom_from_bytea);
+PG_FUNCTION_INFO_V1(bloom_empty);
+PG_FUNCTION_INFO_V1(bloom_empty_layout);
+PG_FUNCTION_INFO_V1(bloom_empty_with);
+PG_FUNCTION_INFO_V1(bloom_add);
+PG_FUNCTION_INFO_V1(bloom_add_all);
+PG_FUNCTION_INFO_V1(bloom_contains);
+PG_FUNCTION_INFO_V1(bloom_contained_by);
+PG_FUNCTION_INFO_V1(bloom_union);
+PG_FUNCTION_INFO_V1(bloom_intersect);
+PG_FUNCTION_INFO_V1(bloom_eq);
+PG_FUNCTION_INFO_V1(bloom_ne);
+PG_FUNCTION_INFO_V1(bloom_cardinality);
+PG_FUNCTION_INFO_V1(bloom_fpp);
+PG_FUNCTION_INFO_V1(bloom_info);
+
+/* ---------------------------------------------------------------------
+ * I/O: text is canonical base64 of the binary format; binary and bytea are
+ * the binary format itself (doc/format.md).
+ * --------------------------------------------------------------------- */
+
+Datum
+bloom_in(PG_FUNCTION_ARGS)
+{
+	const char *str = PG_GETARG_CSTRING(0);
+	size_t		len = strlen(str);
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	uint8	   *bytes;
+	size_t		nbytes;
+	BloomFilter *f;
+
+	/* the decoded size is below the text's, which PostgreSQL already holds */
+	bytes = palloc(base64_decoded_max(len) + 1);
+	if (!base64_decode(str, len, bytes, &nbytes, errbuf))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type bloom: %s", errbuf),
+				 errhint("The text form of a bloom filter is the base64 of its binary form, as bloom_out writes it.")));
+	f = bloom_from_wire(bytes, nbytes, ERRCODE_INVALID_TEXT_REPRESENTATION);
+	pfree(bytes);
+	PG_RETURN_BLOOM(f);
+}
+
+Datum
+bloom_out(PG_FUNCTION_ARGS)
+{
+	const BloomFilter *f = PG_GETARG_BLOOM(0);
+	uint64		wire = bloom_wire_bytes(f);
+	uint64		textlen = base64_encoded_len(wire);
+	uint8	   *bytes;
+	char	   *out;
+
+	if (textlen + 1 > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("bloom filter of %llu bytes is too large for its text form (%llu bytes, limit 1 GB)",
+						(unsigned long long) wire, (unsigned long long) textlen),
+				 errhint("Use the binary form: COPY ... (FORMAT binary) or f::bytea.")));
+	bytes = palloc((Size) wire);
+	bloom_serialize(f, bytes);
+	out = palloc((Size) textlen + 1);
+	base64_encode(bytes, (size_t) wire, out);
+	out[textlen] = '\0';
+	pfree(bytes);
+	PG_RETURN_CSTRING(out);
+}
+
+Datum
+bloom_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	const uint8 *data = (const uint8 *) buf->data + buf->cursor;
+	size_t		len = buf->len - buf->cursor;
+	BloomFilter *f;
+
+	f = bloom_from_wire(data, len, ERRCODE_INVALID_BINARY_REPRESENTATION);
+	buf->cursor = buf->len;
+	PG_RETURN_BLOOM(f);
+}
+
+/* Binary send and the cast to bytea: the same bytes. */
+Datum
+bloom_send(PG_FUNCTION_ARGS)
+{
+	const BloomFilter *f = PG_GETARG_BLOOM(0);
+	uint64		wire = bloom_wire_bytes(f);
+	bytea	   *result;
+
+	/* wire < struct size, so this fits whenever the filter does */
+	result = (bytea *) palloc(VARHDRSZ + (Size) wire);
+	SET_VARSIZE(result, VARHDRSZ + wire);
+	bloom_serialize(f, (uint8 *) VARDATA(result));
+	PG_RETURN_BYTEA_P(result);
+}
+
+Datum
+bloom_from_bytea(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+
+	PG_RETURN_BLOOM(bloom_from_wire((const uint8 *) VARDATA_ANY(b),
+									VARSIZE_ANY_EXHDR(b),
+									ERRCODE_INVALID_BINARY_REPRESENTATION));
+}
+
+/* ---------------------------------------------------------------------
+ * Constructors
+ * --------------------------------------------------------------------- */
+
+static BloomFilter *
+empty_for_capacity(int64 capacity, double fpp, int layout)
+{
+	BloomShape	shape;
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+
+	if (capacity < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("capacity must be at least 1, not " INT64_FORMAT, capacity)));
+	if (!bloom_shape_for((double) capacity, fpp, layout, &shape, errbuf))
+		bloom_report_shape_error(errbuf);
+	return bloom_alloc(&shape);
+}
+
+static int
+layout_from_text(text *name)
+{
+	char	   *s = text_to_cstring(name);
+	int			layout = bloom_layout_from_name(s);
+
+	if (layout < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown bloom filter layout \"%s\"", s),
+				 errhint("Valid layouts are \"classic\", \"blocked\" and \"matrix\".")));
+	return layout;
+}
+
+Datum
+bloom_empty(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BLOOM(empty_for_capacity(PG_GETARG_INT64(0), PG_GETARG_FLOAT8(1),
+									   BLOOM_LAYOUT_CLASSIC));
+}
+
+Datum
+bloom_empty_layout(PG_FUNCTION_ARGS)
+{
+	int			layout = layout_from_text(PG_GETARG_TEXT_PP(2));
+
+	PG_RETURN_BLOOM(empty_for_capacity(PG_GETARG_INT64(0), PG_GETARG_FLOAT8(1), layout));
+}
+
+Datum
+bloom_empty_with(PG_FUNCTION_ARGS)
+{
+	int64		nbits = PG_GETARG_INT64(0);
+	int32		nhashes = PG_GETARG_INT32(1);
+	BloomShape	shape;
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+
+	if (nbits < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("number of bits must be at least 1, not " INT64_FORMAT, nbits)));
+	if (nhashes < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("number of hash functions must be at least 1, not %d", nhashes)));
+	memset(&shape, 0, sizeof(shape));
+	shape.layout = BLOOM_LAYOUT_CLASSIC;
+	shape.nbits = (uint64) nbits;
+	shape.nhashes = (uint32) nhashes;
+	if (!bloom_shape_check(&shape, errbuf))
+		bloom_report_shape_error(errbuf);
+	PG_RETURN_BLOOM(bloom_alloc(&shape));
+}
+
+/* ---------------------------------------------------------------------
+ * Adding and probing
+ * --------------------------------------------------------------------- */
+
+/* bloom_add(f, value): a copy of f with value added; NULL value: f itself. */
+Datum
+bloom_add(PG_FUNCTION_ARGS)
+{
+	BloomCallCache *cache;
+	BloomFilter *f;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+
+	cache = bloom_call_cache(fcinfo, 1);
+	f = bloom_copy(PG_GETARG_BLOOM(0));
+	bloom_insert(f, bloom_hasher_hash(&cache->hasher, PG_GETARG_DATUM(1), f->seed));
+	PG_RETURN_BLOOM(f);
+}
+
+/* bloom_add_all(f, values[]): a copy of f with every non-null element added. */
+Datum
+bloom_add_all(PG_FUNCTION_ARGS)
+{
+	BloomCallCache *cache;
+	BloomFilter *f;
+	ArrayType  *values;
+	ArrayIterator it;
+	Datum		elem;
+	bool		isnull;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+
+	values = PG_GETARG_ARRAYTYPE_P(1);
+	cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
+	if (cache == NULL)
+	{
+		cache = bloom_call_cache(fcinfo, -1);
+		bloom_hasher_init(&cache->hasher, ARR_ELEMTYPE(values), PG_GET_COLLATION(),
+						  fcinfo->flinfo->fn_mcxt);
+		cache->hasher_ready = true;
+	}
+
+	f = bloom_copy(PG_GETARG_BLOOM(0));
+	it = array_create_iterator(values, 0, NULL);
+	while (array_iterate(it, &elem, &isnull))
+	{
+		if (!isnull)
+			bloom_insert(f, bloom_hasher_hash(&cache->hasher, elem, f->seed));
+	}
+	array_free_iterator(it);
+	PG_RETURN_BLOOM(f);
+}
+
+/* The probe: the hot path of a prefilter, so nothing here allocates per row. */
+static inline bool
+contains(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
+{
+	BloomCallCache *cache = bloom_call_cache(fcinfo, value_argno);
+	const BloomFilter *f = bloom_arg_cached(fcinfo, filter_argno, &cache->filter_arg);
+
+	return bloom_query(f, bloom_hasher_hash(&cache->hasher,
+											PG_GETARG_DATUM(value_argno), f->seed));
+}
+
+Datum
+bloom_contains(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains(fcinfo, 0, 1));
+}
+
+/* value <@ f */
+Datum
+bloom_contained_by(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(contains(fcinfo, 1, 0));
+}
+
+/* ---------------------------------------------------------------------
+ * Set operations and comparison
+ * --------------------------------------------------------------------- */
+
+Datum
+bloom_union(PG_FUNCTION_ARGS)
+{
+	const BloomFilter *a = PG_GETARG_BLOOM(0);
+	const BloomFilter *b = PG_GETARG_BLOOM(1);
+	BloomFilter *result;
+
+	bloom_check_compatible(a, b, "unite");
+	result = bloom_copy(a);
+	bloom_union_into(result, b);
+	PG_RETURN_BLOOM(result);
+}
+
+Datum
+bloom_intersect(PG_FUNCTION_ARGS)
+{
+	const BloomFilter *a = PG_GETARG_BLOOM(0);
+	const BloomFilter *b = PG_GETARG_BLOOM(1);
+	BloomFilter *result;
+
+	bloom_check_compatible(a, b, "intersect");
+	result = bloom_copy(a);
+	bloom_intersect_into(result, b);
+	PG_RETURN_BLOOM(result);
+}
+
+Datum
+bloom_eq(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(bloom_equal(PG_GETARG_BLOOM(0), PG_GETARG_BLOOM(1)));
+}
+
+Datum
+bloom_ne(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(!bloom_equal(PG_GETARG_BLOOM(0), PG_GETARG_BLOOM(1)));
+}
+
+/* ---------------------------------------------------------------------
+ * Statistics
+ * --------------------------------------------------------------------- */
+
+Datum
+bloom_cardinality(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(bloom_estimate_count(PG_GETARG_BLOOM(0)));
+}
+
+Datum
+bloom_fpp(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(bloom_estimate_fpp(PG_GETARG_BLOOM(0)));
+}
+
+/* Columns of bloom_info, in the order the SQL declaration gives them. */
+enum
+{
+	INFO_LAYOUT, INFO_NBITS, INFO_NHASHES, INFO_SEED, INFO_INSERTED,
+	INFO_BITS_SET, INFO_FILL, INFO_ESTIMATED_COUNT, INFO_FPP, INFO_BYTES,
+	INFO_FULL_AT, INFO_ROWS, INFO_LOCATORS, INFO_FORMAT_VERSION, INFO_FLAGS,
+	INFO_NCOLUMNS
+};
+
+Datum
+bloom_info(PG_FUNCTION_ARGS)
+{
+	const BloomFilter *f = PG_GETARG_BLOOM(0);
+	TupleDesc	tupdesc;
+	Datum		values[INFO_NCOLUMNS];
+	bool		nulls[INFO_NCOLUMNS];
+	uint64		bits_set = bloom_bits_set(f);
+	bool		matrix = f->layout == BLOOM_LAYOUT_MATRIX;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("function returning record called in context that cannot accept type record")));
+	tupdesc = BlessTupleDesc(tupdesc);
+	if (tupdesc->natts != INFO_NCOLUMNS)
+		elog(ERROR, "bloom_info: SQL declaration has %d columns, expected %d",
+			 tupdesc->natts, INFO_NCOLUMNS);
+
+	memset(nulls, 0, sizeof(nulls));
+	values[INFO_LAYOUT] = CStringGetTextDatum(bloom_layout_name(f->layout));
+	values[INFO_NBITS] = Int64GetDatum((int64) f->nbits);
+	values[INFO_NHASHES] = Int32GetDatum((int32) f->nhashes);
+	values[INFO_SEED] = Int64GetDatum((int64) f->seed);
+	values[INFO_INSERTED] = Int64GetDatum(f->inserted > PG_INT64_MAX ? PG_INT64_MAX : (int64) f->inserted);
+	values[INFO_BITS_SET] = Int64GetDatum((int64) bits_set);
+	values[INFO_FILL] = Float8GetDatum((double) bits_set / (double) f->nbits);
+	values[INFO_ESTIMATED_COUNT] = Float8GetDatum(bloom_estimate_count(f));
+	values[INFO_FPP] = Float8GetDatum(bloom_estimate_fpp(f));
+	values[INFO_BYTES] = Int32GetDatum((int32) VARSIZE(f));
+	values[INFO_FULL_AT] = Int64GetDatum(f->full_at);
+	nulls[INFO_FULL_AT] = !matrix || f->full_at == BLOOM_NEVER_FULL;
+	values[INFO_ROWS] = Int32GetDatum((int32) f->rows);
+	nulls[INFO_ROWS] = !matrix;
+	values[INFO_LOCATORS] = Int32GetDatum((int32) f->locators);
+	nulls[INFO_LOCATORS] = !matrix;
+	values[INFO_FORMAT_VERSION] = Int32GetDatum(f->version);
+	values[INFO_FLAGS] = Int32GetDatum(f->flags);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}

@@ -1,0 +1,756 @@
+/*
+ * bloom_core.c
+ *	  Bloom filter algorithms in plain C (no PostgreSQL): see bloom_core.h.
+ */
+#include "bloom_core.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define LN2		0.69314718055994530942
+#define LN2_SQ	(LN2 * LN2)
+
+static const char *const layout_names[BLOOM_NUM_LAYOUTS] = {
+	"classic", "blocked", "matrix"
+};
+
+const char *
+bloom_layout_name(int layout)
+{
+	if (layout < 0 || layout >= BLOOM_NUM_LAYOUTS)
+		return "unknown";
+	return layout_names[layout];
+}
+
+int
+bloom_layout_from_name(const char *name)
+{
+	for (int i = 0; i < BLOOM_NUM_LAYOUTS; i++)
+		if (strcmp(name, layout_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* Layouts this build can insert into and query. */
+static bool
+layout_supported(int layout)
+{
+	return layout == BLOOM_LAYOUT_CLASSIC;
+}
+
+/* ---------------------------------------------------------------------
+ * Shapes
+ * --------------------------------------------------------------------- */
+
+bool
+bloom_shape_check(const BloomShape *s, char *errbuf)
+{
+	if (s->layout >= BLOOM_NUM_LAYOUTS)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "unknown layout %u", (unsigned) s->layout);
+		return false;
+	}
+	if (!layout_supported(s->layout))
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "layout \"%s\" is not supported by this version",
+				 bloom_layout_name(s->layout));
+		return false;
+	}
+	if (s->nbits < 1 || s->nbits > BLOOM_MAX_NBITS)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "number of bits must be between 1 and %llu, not %llu",
+				 (unsigned long long) BLOOM_MAX_NBITS,
+				 (unsigned long long) s->nbits);
+		return false;
+	}
+	if (s->nhashes < 1 || s->nhashes > BLOOM_MAX_NHASHES)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "number of hash functions must be between 1 and %d, not %u",
+				 BLOOM_MAX_NHASHES, (unsigned) s->nhashes);
+		return false;
+	}
+	if (s->layout != BLOOM_LAYOUT_MATRIX && (s->rows != 0 || s->locators != 0))
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "rows and locators must be 0 for layout \"%s\"",
+				 bloom_layout_name(s->layout));
+		return false;
+	}
+	return true;
+}
+
+bool
+bloom_shape_for(double capacity, double fpp, int layout, BloomShape *s, char *errbuf)
+{
+	double		m;
+	double		k;
+
+	if (isnan(capacity) || capacity < 1)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "capacity must be at least 1, not %g", capacity);
+		return false;
+	}
+	if (isnan(fpp) || !(fpp > 0.0 && fpp < 1.0))
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "false-positive probability must be between 0 and 1 (exclusive), not %g", fpp);
+		return false;
+	}
+	if (layout != BLOOM_LAYOUT_CLASSIC)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "layout \"%s\" cannot be sized from a capacity by this version",
+				 bloom_layout_name(layout));
+		return false;
+	}
+
+	/* m = -n ln p / (ln 2)^2, k = round(m/n ln 2): the optimal classic filter */
+	m = ceil(-capacity * log(fpp) / LN2_SQ);
+	k = round(m / capacity * LN2);
+	if (k < 1)
+		k = 1;
+	if (k > BLOOM_MAX_NHASHES)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "false-positive probability %g needs %.0f hash functions, more than the maximum %d",
+				 fpp, k, BLOOM_MAX_NHASHES);
+		return false;
+	}
+	/* whole 64-bit words: the extra bits are free and lower the rate */
+	m = ceil(m / 64.0) * 64.0;
+	if (!(m <= (double) BLOOM_MAX_NBITS))
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "a filter for %.15g values at false-positive probability %g needs %.4g bits (%.4g MB), more than the maximum of %llu bits (1 GB)",
+				 capacity, fpp, m, m / 8 / 1048576.0,
+				 (unsigned long long) BLOOM_MAX_NBITS);
+		return false;
+	}
+
+	memset(s, 0, sizeof(*s));
+	s->layout = (uint8_t) layout;
+	s->nbits = (uint64_t) m;
+	s->nhashes = (uint32_t) k;
+	return true;
+}
+
+void
+bloom_init(BloomFilter *f, const BloomShape *s)
+{
+	f->version = BLOOM_FORMAT_VERSION;
+	f->layout = s->layout;
+	f->hash_scheme = BLOOM_HASH_SCHEME_PG_EXTENDED;
+	f->flags = 0;
+	f->nbits = s->nbits;
+	f->seed = s->seed;
+	f->inserted = 0;
+	f->nhashes = s->nhashes;
+	f->rows = s->rows;
+	f->locators = s->locators;
+	f->reserved1 = 0;
+	f->full_at = BLOOM_NEVER_FULL;
+	f->reserved2 = 0;
+}
+
+void
+bloom_get_shape(const BloomFilter *f, BloomShape *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->layout = f->layout;
+	s->nbits = f->nbits;
+	s->nhashes = f->nhashes;
+	s->seed = f->seed;
+	s->rows = f->rows;
+	s->locators = f->locators;
+}
+
+void
+bloom_shape_describe(const BloomShape *s, char *buf, size_t len)
+{
+	if (s->layout == BLOOM_LAYOUT_MATRIX)
+		snprintf(buf, len, "%s, %u rows x %llu bits, %u hashes, %u locators, seed %llu",
+				 bloom_layout_name(s->layout), (unsigned) s->rows,
+				 (unsigned long long) (s->rows ? s->nbits / s->rows : 0),
+				 (unsigned) s->nhashes, (unsigned) s->locators,
+				 (unsigned long long) s->seed);
+	else
+		snprintf(buf, len, "%s, %llu bits, %u hashes, seed %llu",
+				 bloom_layout_name(s->layout), (unsigned long long) s->nbits,
+				 (unsigned) s->nhashes, (unsigned long long) s->seed);
+}
+
+/* ---------------------------------------------------------------------
+ * Hashing and the classic layout
+ * --------------------------------------------------------------------- */
+
+/* The splitmix64 / MurmurHash3 64-bit finalizer: a bijection. */
+static inline uint64_t
+mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	x ^= x >> 27;
+	x *= UINT64_C(0x94d049bb133111eb);
+	x ^= x >> 31;
+	return x;
+}
+
+/*
+ * Two words from one 64-bit hash, through two different bijections, so each
+ * is a full-quality 64-bit word even if the type's hash is weak in some bits,
+ * and neither is a slice of the other (slicing a 64-bit hash into 32-bit
+ * halves is what loses the rate beyond 2^32 bits).  h2 is forced odd, so it
+ * is never zero.
+ */
+BloomHash
+bloom_hash_derive(uint64_t value_hash)
+{
+	BloomHash	h;
+
+	h.h1 = mix64(value_hash + UINT64_C(0x9e3779b97f4a7c15));
+	h.h2 = mix64(value_hash ^ UINT64_C(0xc2b2ae3d27d4eb4f)) | 1;
+	return h;
+}
+
+/*
+ * Classic layout: enhanced double hashing (Dillinger & Manolios) on 64-bit
+ * words, x_i = h1 + i*h2 + (i^3 - i)/6, each mapped onto [0, m) by
+ * multiply-shift.  Because the sequence x_i does not depend on m and the
+ * reduction is monotone, a filter of f*m bits folds onto one of m bits by
+ * OR-ing runs of f adjacent bits, giving exactly the bits of an m-bit filter.
+ */
+static bool
+classic_insert(BloomFilter *f, BloomHash h)
+{
+	uint64_t	x = h.h1,
+				y = h.h2;
+	bool		changed = false;
+
+	for (uint32_t i = 0; i < f->nhashes; i++)
+	{
+		uint64_t	bit = bloom_reduce(x, f->nbits);
+		uint64_t	mask = (uint64_t) 1 << (bit & 63);
+
+		changed |= (f->words[bit >> 6] & mask) == 0;
+		f->words[bit >> 6] |= mask;
+		x += y;
+		y += i;
+	}
+	return changed;
+}
+
+static bool
+classic_query(const BloomFilter *f, BloomHash h)
+{
+	uint64_t	x = h.h1,
+				y = h.h2;
+
+	for (uint32_t i = 0; i < f->nhashes; i++)
+	{
+		if (!bloom_test_bit(f->words, bloom_reduce(x, f->nbits)))
+			return false;
+		x += y;
+		y += i;
+	}
+	return true;
+}
+
+bool
+bloom_insert(BloomFilter *f, BloomHash h)
+{
+	bool		changed;
+
+	switch (f->layout)
+	{
+		case BLOOM_LAYOUT_CLASSIC:
+		default:
+			changed = classic_insert(f, h);
+			break;
+	}
+	if (f->inserted < UINT64_MAX)
+		f->inserted++;
+	return changed;
+}
+
+bool
+bloom_query(const BloomFilter *f, BloomHash h)
+{
+	switch (f->layout)
+	{
+		case BLOOM_LAYOUT_CLASSIC:
+		default:
+			return classic_query(f, h);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Set operations
+ * --------------------------------------------------------------------- */
+
+static bool
+shapes_equal(const BloomShape *a, const BloomShape *b)
+{
+	return a->layout == b->layout && a->nbits == b->nbits &&
+		a->nhashes == b->nhashes && a->seed == b->seed &&
+		a->rows == b->rows && a->locators == b->locators;
+}
+
+bool
+bloom_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
+{
+	BloomShape	sa,
+				sb;
+	char		da[160],
+				db[160];
+
+	bloom_get_shape(a, &sa);
+	bloom_get_shape(b, &sb);
+	if (shapes_equal(&sa, &sb) && a->hash_scheme == b->hash_scheme)
+		return true;
+	bloom_shape_describe(&sa, da, sizeof(da));
+	bloom_shape_describe(&sb, db, sizeof(db));
+	snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+			 "first filter is (%s), second is (%s)", da, db);
+	return false;
+}
+
+static uint64_t
+add_saturating(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+void
+bloom_union_into(BloomFilter *dst, const BloomFilter *src)
+{
+	uint64_t	n = bloom_nwords(dst);
+
+	for (uint64_t i = 0; i < n; i++)
+		dst->words[i] |= src->words[i];
+	dst->inserted = add_saturating(dst->inserted, src->inserted);
+}
+
+void
+bloom_intersect_into(BloomFilter *dst, const BloomFilter *src)
+{
+	uint64_t	n = bloom_nwords(dst);
+
+	for (uint64_t i = 0; i < n; i++)
+		dst->words[i] &= src->words[i];
+	/* at most the smaller of the two sets survives */
+	if (src->inserted < dst->inserted)
+		dst->inserted = src->inserted;
+}
+
+bool
+bloom_equal(const BloomFilter *a, const BloomFilter *b)
+{
+	BloomShape	sa,
+				sb;
+
+	bloom_get_shape(a, &sa);
+	bloom_get_shape(b, &sb);
+	if (!shapes_equal(&sa, &sb) || a->hash_scheme != b->hash_scheme)
+		return false;
+	return memcmp(a->words, b->words, 8 * bloom_nwords(a)) == 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Statistics
+ * --------------------------------------------------------------------- */
+
+static inline unsigned
+popcount64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return (unsigned) __builtin_popcountll(x);
+#else
+	x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
+	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	return (unsigned) ((x * UINT64_C(0x0101010101010101)) >> 56);
+#endif
+}
+
+uint64_t
+bloom_bits_set(const BloomFilter *f)
+{
+	uint64_t	n = bloom_nwords(f);
+	uint64_t	count = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		count += popcount64(f->words[i]);
+	return count;
+}
+
+/*
+ * Swamidass & Baldi: n ~ -(m/k) ln(1 - X/m) for X bits set.  Infinite when
+ * every bit is set: the filter then says nothing about its contents.
+ */
+double
+bloom_estimate_count(const BloomFilter *f)
+{
+	double		m = (double) f->nbits;
+	double		x = (double) bloom_bits_set(f);
+
+	if (x >= m)
+		return INFINITY;
+	return -(m / f->nhashes) * log1p(-x / m);
+}
+
+/* A random absent value hits k set bits with probability fill^k. */
+double
+bloom_estimate_fpp(const BloomFilter *f)
+{
+	double		fill = (double) bloom_bits_set(f) / (double) f->nbits;
+
+	return pow(fill, (double) f->nhashes);
+}
+
+/* ---------------------------------------------------------------------
+ * Binary format: the header fields little-endian, then the words.
+ * --------------------------------------------------------------------- */
+
+static void
+put_u32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t) (v >> (8 * i));
+}
+
+static void
+put_u64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t) (v >> (8 * i));
+}
+
+static uint32_t
+get_u32(const uint8_t *p)
+{
+	uint32_t	v = 0;
+
+	for (int i = 3; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static uint64_t
+get_u64(const uint8_t *p)
+{
+	uint64_t	v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* Offsets in the binary format (doc/format.md). */
+enum
+{
+	W_VERSION = 0, W_LAYOUT = 1, W_SCHEME = 2, W_FLAGS = 3,
+	W_NBITS = 4, W_SEED = 12, W_INSERTED = 20, W_NHASHES = 28,
+	W_ROWS = 32, W_LOCATORS = 36, W_RESERVED1 = 40, W_FULL_AT = 44,
+	W_RESERVED2 = 52, W_WORDS = 60
+};
+
+void
+bloom_serialize(const BloomFilter *f, uint8_t *out)
+{
+	uint64_t	n = bloom_nwords(f);
+
+	out[W_VERSION] = f->version;
+	out[W_LAYOUT] = f->layout;
+	out[W_SCHEME] = f->hash_scheme;
+	out[W_FLAGS] = f->flags;
+	put_u64(out + W_NBITS, f->nbits);
+	put_u64(out + W_SEED, f->seed);
+	put_u64(out + W_INSERTED, f->inserted);
+	put_u32(out + W_NHASHES, f->nhashes);
+	put_u32(out + W_ROWS, f->rows);
+	put_u32(out + W_LOCATORS, f->locators);
+	put_u32(out + W_RESERVED1, f->reserved1);
+	put_u64(out + W_FULL_AT, (uint64_t) f->full_at);
+	put_u64(out + W_RESERVED2, f->reserved2);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(out + W_WORDS, f->words, 8 * n);
+#else
+	for (uint64_t i = 0; i < n; i++)
+		put_u64(out + W_WORDS + 8 * i, f->words[i]);
+#endif
+}
+
+/* Bits beyond nbits in the last word must be zero: one bit string, one form. */
+static bool
+tail_bits_clear(uint64_t nbits, uint64_t last_word)
+{
+	unsigned	used = (unsigned) (nbits & 63);
+
+	return used == 0 || (last_word >> used) == 0;
+}
+
+/* Header checks shared by the binary reader and the in-memory guard. */
+static bool
+header_check(uint8_t version, uint8_t scheme, uint8_t flags,
+			 uint32_t reserved1, uint64_t reserved2, int64_t full_at,
+			 const BloomShape *s, char *errbuf)
+{
+	if (version < 1 || version > BLOOM_FORMAT_VERSION)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "unsupported format version %u (this version reads versions 1 to %d)",
+				 (unsigned) version, BLOOM_FORMAT_VERSION);
+		return false;
+	}
+	if (scheme != BLOOM_HASH_SCHEME_PG_EXTENDED)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "unknown hash scheme %u", (unsigned) scheme);
+		return false;
+	}
+	if (flags & ~BLOOM_KNOWN_FLAGS)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "unknown flags 0x%02x", (unsigned) flags);
+		return false;
+	}
+	if (reserved1 != 0 || reserved2 != 0)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "reserved header fields are not zero");
+		return false;
+	}
+	if (!bloom_shape_check(s, errbuf))
+		return false;
+	if (s->layout == BLOOM_LAYOUT_MATRIX ? full_at < BLOOM_NEVER_FULL
+		: full_at != BLOOM_NEVER_FULL)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "full_at must be %s for layout \"%s\", not %lld",
+				 s->layout == BLOOM_LAYOUT_MATRIX ? "-1 or more" : "-1",
+				 bloom_layout_name(s->layout), (long long) full_at);
+		return false;
+	}
+	return true;
+}
+
+bool
+bloom_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *errbuf)
+{
+	BloomShape	s;
+	uint64_t	nwords;
+
+	if (len < BLOOM_WIRE_HEADER_BYTES)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "%zu bytes is too short for a bloom header (%d bytes)",
+				 len, BLOOM_WIRE_HEADER_BYTES);
+		return false;
+	}
+	memset(&s, 0, sizeof(s));
+	s.layout = buf[W_LAYOUT];
+	s.nbits = get_u64(buf + W_NBITS);
+	s.seed = get_u64(buf + W_SEED);
+	s.nhashes = get_u32(buf + W_NHASHES);
+	s.rows = get_u32(buf + W_ROWS);
+	s.locators = get_u32(buf + W_LOCATORS);
+	if (!header_check(buf[W_VERSION], buf[W_SCHEME], buf[W_FLAGS],
+					  get_u32(buf + W_RESERVED1), get_u64(buf + W_RESERVED2),
+					  (int64_t) get_u64(buf + W_FULL_AT), &s, errbuf))
+		return false;
+
+	/* nbits is bounded by the shape check, so this cannot overflow */
+	nwords = bloom_words_for_bits(s.nbits);
+	if ((uint64_t) len != BLOOM_WIRE_HEADER_BYTES + 8 * nwords)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "payload of %zu bytes does not match the header: %llu bits need %llu bytes",
+				 len - BLOOM_WIRE_HEADER_BYTES, (unsigned long long) s.nbits,
+				 (unsigned long long) (8 * nwords));
+		return false;
+	}
+	if (!tail_bits_clear(s.nbits, get_u64(buf + W_WORDS + 8 * (nwords - 1))))
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "bits beyond bit %llu of the last word are set",
+				 (unsigned long long) s.nbits);
+		return false;
+	}
+	*struct_bytes = bloom_struct_bytes(s.nbits);
+	return true;
+}
+
+void
+bloom_deserialize(const uint8_t *buf, size_t len, BloomFilter *f)
+{
+	uint64_t	n;
+
+	(void) len;
+	f->version = buf[W_VERSION];
+	f->layout = buf[W_LAYOUT];
+	f->hash_scheme = buf[W_SCHEME];
+	f->flags = buf[W_FLAGS];
+	f->nbits = get_u64(buf + W_NBITS);
+	f->seed = get_u64(buf + W_SEED);
+	f->inserted = get_u64(buf + W_INSERTED);
+	f->nhashes = get_u32(buf + W_NHASHES);
+	f->rows = get_u32(buf + W_ROWS);
+	f->locators = get_u32(buf + W_LOCATORS);
+	f->reserved1 = get_u32(buf + W_RESERVED1);
+	f->full_at = (int64_t) get_u64(buf + W_FULL_AT);
+	f->reserved2 = get_u64(buf + W_RESERVED2);
+	n = bloom_nwords(f);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(f->words, buf + W_WORDS, 8 * n);
+#else
+	for (uint64_t i = 0; i < n; i++)
+		f->words[i] = get_u64(buf + W_WORDS + 8 * i);
+#endif
+}
+
+bool
+bloom_struct_check(const BloomFilter *f, uint64_t size, char *errbuf)
+{
+	BloomShape	s;
+
+	if (size < offsetof(BloomFilter, words))
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "value of %llu bytes is too short for a bloom filter",
+				 (unsigned long long) size);
+		return false;
+	}
+	bloom_get_shape(f, &s);
+	if (!header_check(f->version, f->hash_scheme, f->flags, f->reserved1,
+					  f->reserved2, f->full_at, &s, errbuf))
+		return false;
+	if (size != bloom_struct_bytes(f->nbits))
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "value of %llu bytes does not match its header (%llu bits)",
+				 (unsigned long long) size, (unsigned long long) f->nbits);
+		return false;
+	}
+	return true;
+}
+
+/* ---------------------------------------------------------------------
+ * Base64 (RFC 4648, with padding), strict so that text round-trips exactly
+ * --------------------------------------------------------------------- */
+
+static const char b64_alphabet[] =
+"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+uint64_t
+base64_encoded_len(uint64_t nbytes)
+{
+	return (nbytes + 2) / 3 * 4;
+}
+
+void
+base64_encode(const uint8_t *src, size_t len, char *dst)
+{
+	size_t		i = 0;
+
+	for (; i + 3 <= len; i += 3)
+	{
+		uint32_t	v = ((uint32_t) src[i] << 16) | ((uint32_t) src[i + 1] << 8) | src[i + 2];
+
+		*dst++ = b64_alphabet[v >> 18];
+		*dst++ = b64_alphabet[(v >> 12) & 63];
+		*dst++ = b64_alphabet[(v >> 6) & 63];
+		*dst++ = b64_alphabet[v & 63];
+	}
+	if (i < len)
+	{
+		uint32_t	v = (uint32_t) src[i] << 16;
+
+		if (i + 1 < len)
+			v |= (uint32_t) src[i + 1] << 8;
+		*dst++ = b64_alphabet[v >> 18];
+		*dst++ = b64_alphabet[(v >> 12) & 63];
+		*dst++ = (i + 1 < len) ? b64_alphabet[(v >> 6) & 63] : '=';
+		*dst++ = '=';
+	}
+}
+
+uint64_t
+base64_decoded_max(size_t len)
+{
+	return (uint64_t) len / 4 * 3;
+}
+
+static int
+b64_value(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+bool
+base64_decode(const char *src, size_t len, uint8_t *dst, size_t *outlen, char *errbuf)
+{
+	size_t		out = 0;
+
+	if (len % 4 != 0)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "base64 text length %zu is not a multiple of 4", len);
+		return false;
+	}
+	for (size_t i = 0; i < len; i += 4)
+	{
+		int			v[4];
+		int			pad = 0;
+		bool		last = (i + 4 == len);
+
+		for (int j = 0; j < 4; j++)
+		{
+			unsigned char c = (unsigned char) src[i + j];
+
+			if (c == '=' && last && j >= 2)
+			{
+				/* '=' only at the end, and "x=y=" is not allowed */
+				if (j == 2 && src[i + 3] != '=')
+				{
+					snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+							 "invalid base64 padding at position %zu", i + 3);
+					return false;
+				}
+				v[j] = 0;
+				pad++;
+				continue;
+			}
+			v[j] = b64_value(c);
+			if (v[j] < 0 || pad > 0)
+			{
+				snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+						 "invalid base64 character at position %zu", i + j + 1);
+				return false;
+			}
+		}
+		/* the bits that padding discards must be zero (canonical form) */
+		if ((pad == 1 && (v[2] & 3)) || (pad == 2 && (v[1] & 15)))
+		{
+			snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+					 "non-canonical base64 padding at position %zu", i + 1);
+			return false;
+		}
+		dst[out++] = (uint8_t) ((v[0] << 2) | (v[1] >> 4));
+		if (pad < 2)
+			dst[out++] = (uint8_t) (((v[1] & 15) << 4) | (v[2] >> 2));
+		if (pad < 1)
+			dst[out++] = (uint8_t) (((v[2] & 3) << 6) | v[3]);
+	}
+	*outlen = out;
+	return true;
+}
