@@ -3,6 +3,7 @@
  *	  Bloom filter algorithms in plain C (no PostgreSQL): see bloom_core.h.
  */
 #include "bloom_core.h"
+#include "layout_blocked_core.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -36,7 +37,7 @@ bloom_layout_from_name(const char *name)
 static bool
 layout_supported(int layout)
 {
-	return layout == BLOOM_LAYOUT_CLASSIC;
+	return layout == BLOOM_LAYOUT_CLASSIC || layout == BLOOM_LAYOUT_BLOCKED;
 }
 
 /* ---------------------------------------------------------------------
@@ -73,6 +74,13 @@ bloom_shape_check(const BloomShape *s, char *errbuf)
 				 BLOOM_MAX_NHASHES, (unsigned) s->nhashes);
 		return false;
 	}
+	if (s->layout == BLOOM_LAYOUT_BLOCKED && s->nbits % BLOOM_BLOCK_BITS != 0)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "number of bits of a blocked filter must be a multiple of %d, not %llu",
+				 BLOOM_BLOCK_BITS, (unsigned long long) s->nbits);
+		return false;
+	}
 	if (s->layout != BLOOM_LAYOUT_MATRIX && (s->rows != 0 || s->locators != 0))
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
@@ -80,6 +88,31 @@ bloom_shape_check(const BloomShape *s, char *errbuf)
 				 bloom_layout_name(s->layout));
 		return false;
 	}
+	return true;
+}
+
+/*
+ * Blocked filters need more bits than classic ones for the same rate (busy
+ * blocks answer wrongly more often than quiet ones save), so the size comes
+ * from the exact rate of a blocked filter, not from the classic formula.
+ */
+static bool
+blocked_shape_for(double capacity, double fpp, BloomShape *s, char *errbuf)
+{
+	uint64_t	nblocks;
+	uint32_t	k;
+
+	if (!blocked_size_for(capacity, fpp, BLOOM_MAX_NBITS / BLOOM_BLOCK_BITS, &nblocks, &k))
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "a blocked filter for %.15g values at false-positive probability %g needs more than the maximum of %llu bits (1 GB)",
+				 capacity, fpp, (unsigned long long) BLOOM_MAX_NBITS);
+		return false;
+	}
+	memset(s, 0, sizeof(*s));
+	s->layout = BLOOM_LAYOUT_BLOCKED;
+	s->nbits = nblocks * BLOOM_BLOCK_BITS;
+	s->nhashes = k;
 	return true;
 }
 
@@ -100,6 +133,8 @@ bloom_shape_for(double capacity, double fpp, int layout, BloomShape *s, char *er
 				 "false-positive probability must be between 0 and 1 (exclusive), not %g", fpp);
 		return false;
 	}
+	if (layout == BLOOM_LAYOUT_BLOCKED)
+		return blocked_shape_for(capacity, fpp, s, errbuf);
 	if (layout != BLOOM_LAYOUT_CLASSIC)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
@@ -266,6 +301,9 @@ bloom_insert(BloomFilter *f, BloomHash h)
 
 	switch (f->layout)
 	{
+		case BLOOM_LAYOUT_BLOCKED:
+			changed = blocked_insert(f, h);
+			break;
 		case BLOOM_LAYOUT_CLASSIC:
 		default:
 			changed = classic_insert(f, h);
@@ -281,6 +319,8 @@ bloom_query(const BloomFilter *f, BloomHash h)
 {
 	switch (f->layout)
 	{
+		case BLOOM_LAYOUT_BLOCKED:
+			return blocked_query(f, h);
 		case BLOOM_LAYOUT_CLASSIC:
 		default:
 			return classic_query(f, h);
@@ -395,8 +435,11 @@ double
 bloom_estimate_count(const BloomFilter *f)
 {
 	double		m = (double) f->nbits;
-	double		x = (double) bloom_bits_set(f);
+	double		x;
 
+	if (f->layout == BLOOM_LAYOUT_BLOCKED)
+		return blocked_estimate_count(f);
+	x = (double) bloom_bits_set(f);
 	if (x >= m)
 		return INFINITY;
 	return -(m / f->nhashes) * log1p(-x / m);
@@ -406,8 +449,11 @@ bloom_estimate_count(const BloomFilter *f)
 double
 bloom_estimate_fpp(const BloomFilter *f)
 {
-	double		fill = (double) bloom_bits_set(f) / (double) f->nbits;
+	double		fill;
 
+	if (f->layout == BLOOM_LAYOUT_BLOCKED)
+		return blocked_estimate_fpp(f);
+	fill = (double) bloom_bits_set(f) / (double) f->nbits;
 	return pow(fill, (double) f->nhashes);
 }
 

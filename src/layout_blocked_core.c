@@ -1,0 +1,206 @@
+/*
+ * layout_blocked_core.c
+ *	  The 'blocked' layout (see layout_blocked_core.h): insertion, lookup,
+ *	  sizing by the exact rate of a blocked filter, and statistics.
+ */
+#include "layout_blocked_core.h"
+
+#include <math.h>
+
+#define LN2		0.69314718055994530942
+
+bool
+blocked_insert(BloomFilter *f, BloomHash h)
+{
+	uint64_t   *block = f->words +
+		BLOOM_BLOCK_WORDS * blocked_block_index(h.h1, blocked_nblocks(f));
+	uint64_t	x = h.h2 >> 1;	/* bit 0 of h2 is always 1 */
+	uint64_t	changed = 0;
+	unsigned	left = BLOCKED_POSITIONS_PER_WORD;
+
+	for (uint32_t i = 0; i < f->nhashes; i++)
+	{
+		unsigned	pos;
+		uint64_t	mask;
+
+		if (left == 0)
+		{
+			x = blocked_remix(x + h.h2);
+			left = BLOCKED_POSITIONS_PER_WORD;
+		}
+		pos = (unsigned) (x & (BLOOM_BLOCK_BITS - 1));
+		x >>= 9;
+		left--;
+		mask = (uint64_t) 1 << (pos & 63);
+		changed |= ~block[pos >> 6] & mask;
+		block[pos >> 6] |= mask;
+	}
+	return changed != 0;
+}
+
+bool
+blocked_query(const BloomFilter *f, BloomHash h)
+{
+	const uint64_t *block = f->words +
+		BLOOM_BLOCK_WORDS * blocked_block_index(h.h1, blocked_nblocks(f));
+	uint64_t	x = h.h2 >> 1;
+	unsigned	left = BLOCKED_POSITIONS_PER_WORD;
+
+	for (uint32_t i = 0; i < f->nhashes; i++)
+	{
+		unsigned	pos;
+
+		if (left == 0)
+		{
+			x = blocked_remix(x + h.h2);
+			left = BLOCKED_POSITIONS_PER_WORD;
+		}
+		pos = (unsigned) (x & (BLOOM_BLOCK_BITS - 1));
+		x >>= 9;
+		left--;
+		if (((block[pos >> 6] >> (pos & 63)) & 1) == 0)
+			return false;
+	}
+	return true;
+}
+
+/* ---------------------------------------------------------------------
+ * Sizing
+ * --------------------------------------------------------------------- */
+
+/* Rate of one 512-bit block holding i values, k independent bits each. */
+static inline double
+block_fpp(double i, uint32_t k)
+{
+	/* (1 - (1 - 1/512)^(i k))^k, computed without cancellation */
+	return pow(-expm1(i * k * log1p(-1.0 / BLOOM_BLOCK_BITS)), (double) k);
+}
+
+double
+blocked_expected_fpp(double n, uint64_t nblocks, uint32_t k)
+{
+	double		lambda = n / (double) nblocks;
+	double		spread = 12.0 * sqrt(lambda) + 30.0;
+	double		lo = floor(lambda - spread);
+	double		hi = ceil(lambda + spread);
+	double		sum = 0.0;
+
+	if (lo < 0)
+		lo = 0;
+	/* Poisson weights in log space: lambda may be in the thousands */
+	for (double i = lo; i <= hi; i += 1.0)
+	{
+		double		weight = exp(-lambda + i * log(lambda) - lgamma(i + 1.0));
+
+		sum += weight * block_fpp(i, k);
+	}
+	return sum > 1.0 ? 1.0 : sum;
+}
+
+/* Lowest rate over k for this many blocks; the rate is unimodal in k. */
+static double
+best_fpp(double n, uint64_t nblocks, uint32_t *best_k)
+{
+	double		best = 2.0;
+
+	*best_k = 1;
+	for (uint32_t k = 1; k <= BLOOM_MAX_NHASHES; k++)
+	{
+		double		p = blocked_expected_fpp(n, nblocks, k);
+
+		if (p >= best)
+			break;
+		best = p;
+		*best_k = k;
+	}
+	return best;
+}
+
+bool
+blocked_size_for(double capacity, double fpp, uint64_t max_blocks,
+				 uint64_t *nblocks, uint32_t *k)
+{
+	/* a blocked filter never beats the classic one of the same size */
+	double		classic_bits = -capacity * log(fpp) / (LN2 * LN2);
+	uint64_t	lo,
+				hi;
+	uint32_t	kk;
+
+	if (!(classic_bits / BLOOM_BLOCK_BITS <= (double) max_blocks))
+		return false;
+	lo = (uint64_t) floor(classic_bits / BLOOM_BLOCK_BITS);
+	if (lo < 1)
+		lo = 1;
+	/* grow until the rate is met, then bisect: the rate falls with size */
+	hi = lo;
+	while (best_fpp(capacity, hi, &kk) > fpp)
+	{
+		lo = hi + 1;
+		if (hi >= max_blocks)
+			return false;
+		hi = hi > max_blocks / 2 ? max_blocks : 2 * hi;
+	}
+	while (lo < hi)
+	{
+		uint64_t	mid = lo + (hi - lo) / 2;
+
+		if (best_fpp(capacity, mid, &kk) <= fpp)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	best_fpp(capacity, hi, k);
+	*nblocks = hi;
+	return true;
+}
+
+/* ---------------------------------------------------------------------
+ * Statistics: each block is a small classic filter of 512 bits
+ * --------------------------------------------------------------------- */
+
+static unsigned
+block_bits_set(const uint64_t *block)
+{
+	unsigned	n = 0;
+
+	for (int w = 0; w < BLOOM_BLOCK_WORDS; w++)
+		n += (unsigned) __builtin_popcountll(block[w]);
+	return n;
+}
+
+/* Sum of Swamidass & Baldi's estimate over the blocks. */
+double
+blocked_estimate_count(const BloomFilter *f)
+{
+	uint64_t	nblocks = blocked_nblocks(f);
+	double		per_block[BLOOM_BLOCK_BITS + 1];
+	double		sum = 0.0;
+
+	/* one logarithm per possible fill, not per block */
+	for (int x = 0; x < BLOOM_BLOCK_BITS; x++)
+		per_block[x] = -((double) BLOOM_BLOCK_BITS / f->nhashes) *
+			log1p(-(double) x / BLOOM_BLOCK_BITS);
+	per_block[BLOOM_BLOCK_BITS] = INFINITY;
+
+	for (uint64_t b = 0; b < nblocks; b++)
+		sum += per_block[block_bits_set(f->words + BLOOM_BLOCK_WORDS * b)];
+	return sum;
+}
+
+/*
+ * A foreign value picks a block uniformly and k uniform bits in it: the
+ * rate is the mean over blocks of fill^k, exact for the filter as it is.
+ */
+double
+blocked_estimate_fpp(const BloomFilter *f)
+{
+	uint64_t	nblocks = blocked_nblocks(f);
+	double		per_block[BLOOM_BLOCK_BITS + 1];
+	double		sum = 0.0;
+
+	for (int x = 0; x <= BLOOM_BLOCK_BITS; x++)
+		per_block[x] = pow((double) x / BLOOM_BLOCK_BITS, (double) f->nhashes);
+	for (uint64_t b = 0; b < nblocks; b++)
+		sum += per_block[block_bits_set(f->words + BLOOM_BLOCK_WORDS * b)];
+	return sum / (double) nblocks;
+}

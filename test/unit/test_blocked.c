@@ -1,0 +1,333 @@
+/*
+ * test_blocked.c
+ *	  Unit tests of the 'blocked' layout (src/layout_blocked_core.c): shape
+ *	  rules, one block per value, folding, sizing against measured rates,
+ *	  and the fill-based statistics.  Run with `make unit`.
+ */
+#include "unit.h"
+
+#include <stdlib.h>
+
+#include "bloom_core.h"
+#include "layout_blocked_core.h"
+
+/* A stand-in for a type's hash: any good 64-bit hash of an integer. */
+static uint64_t
+hash_int(uint64_t v)
+{
+	v += UINT64_C(0x9e3779b97f4a7c15);
+	v = (v ^ (v >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	v = (v ^ (v >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return v ^ (v >> 31);
+}
+
+static BloomHash
+value(uint64_t v)
+{
+	return bloom_hash_derive(hash_int(v));
+}
+
+static BloomFilter *
+new_blocked(uint64_t nblocks, uint32_t k)
+{
+	BloomShape	s = {.layout = BLOOM_LAYOUT_BLOCKED, .nbits = nblocks * BLOOM_BLOCK_BITS, .nhashes = k};
+	char		err[BLOOM_ERRBUF_SIZE];
+	BloomFilter *f;
+
+	if (!bloom_shape_check(&s, err))
+	{
+		fprintf(stderr, "bad test shape: %s\n", err);
+		exit(2);
+	}
+	f = calloc(1, bloom_struct_bytes(s.nbits));
+	bloom_init(f, &s);
+	return f;
+}
+
+static void
+test_shape_rules(void)
+{
+	BloomShape	s = {.layout = BLOOM_LAYOUT_BLOCKED, .nbits = 512, .nhashes = 8};
+	char		err[BLOOM_ERRBUF_SIZE];
+
+	CHECK(bloom_shape_check(&s, err));
+	s.nbits = 1024 + 64;
+	CHECK(!bloom_shape_check(&s, err));
+	CHECK(strstr(err, "multiple of 512") != NULL);
+	s.nbits = 256;
+	CHECK(!bloom_shape_check(&s, err));
+	s.nbits = 0;
+	CHECK(!bloom_shape_check(&s, err));
+	s.nbits = 512;
+	s.rows = 1;
+	CHECK(!bloom_shape_check(&s, err));
+	/* blocks start 64 bytes apart from the start of the words */
+	CHECK_EQ_U64(BLOOM_BLOCK_WORDS * sizeof(uint64_t), 64);
+}
+
+/* Every bit of a value lands in one aligned 512-bit block. */
+static void
+test_one_block_per_value(void)
+{
+	BloomFilter *f = new_blocked(1000, 12);
+	int			bad = 0;
+
+	for (uint64_t v = 0; v < 2000; v++)
+	{
+		uint64_t	used_block = UINT64_MAX;
+		unsigned	bits = 0;
+
+		memset(f->words, 0, 8 * bloom_nwords(f));
+		CHECK(bloom_insert(f, value(v)) || v == UINT64_MAX);
+		for (uint64_t w = 0; w < bloom_nwords(f); w++)
+		{
+			if (f->words[w] == 0)
+				continue;
+			if (used_block != UINT64_MAX && used_block != w / BLOOM_BLOCK_WORDS)
+				bad++;
+			used_block = w / BLOOM_BLOCK_WORDS;
+			bits += (unsigned) __builtin_popcountll(f->words[w]);
+		}
+		if (bits < 1 || bits > 12)
+			bad++;
+		if (used_block != blocked_block_index(value(v).h1, 1000))
+			bad++;
+	}
+	CHECK(bad == 0);
+	free(f);
+}
+
+static void
+test_no_false_negatives(void)
+{
+	BloomFilter *f = new_blocked(200, 9);
+	int			missed = 0;
+
+	for (uint64_t v = 0; v < 10000; v++)
+		bloom_insert(f, value(v));
+	for (uint64_t v = 0; v < 10000; v++)
+		missed += !bloom_query(f, value(v));
+	CHECK(missed == 0);
+	CHECK_EQ_U64(f->inserted, 10000);
+	/* inserting a member again changes nothing */
+	CHECK(!bloom_insert(f, value(17)));
+	free(f);
+}
+
+/*
+ * In-block patterns depend on h2 only: the same value sets the same bits
+ * (relative to its block) in filters of any number of blocks.
+ */
+static void
+test_pattern_independent_of_size(void)
+{
+	BloomFilter *small = new_blocked(1, 7);
+	BloomFilter *big = new_blocked(37, 7);
+	int			differ = 0;
+
+	for (uint64_t v = 0; v < 500; v++)
+	{
+		BloomHash	h = value(v);
+		uint64_t	b = blocked_block_index(h.h1, 37);
+
+		memset(small->words, 0, 64);
+		memset(big->words, 0, 37 * 64);
+		bloom_insert(small, h);
+		bloom_insert(big, h);
+		differ += memcmp(small->words, big->words + BLOOM_BLOCK_WORDS * b, 64) != 0;
+	}
+	CHECK(differ == 0);
+	free(small);
+	free(big);
+}
+
+/*
+ * A filter of f*B blocks folds onto B blocks by OR-ing runs of f adjacent
+ * blocks, giving exactly the filter of B blocks built from the same values.
+ */
+static void
+test_fold_property(void)
+{
+	const uint64_t base = 24;
+	const uint64_t factors[] = {2, 4, 8};
+
+	for (size_t fi = 0; fi < sizeof(factors) / sizeof(factors[0]); fi++)
+	{
+		uint64_t	factor = factors[fi];
+		BloomFilter *large = new_blocked(base * factor, 8);
+		BloomFilter *small = new_blocked(base, 8);
+		BloomFilter *folded = new_blocked(base, 8);
+
+		for (uint64_t v = 0; v < 3000; v++)
+		{
+			bloom_insert(large, value(v * 7 + fi));
+			bloom_insert(small, value(v * 7 + fi));
+		}
+		for (uint64_t b = 0; b < base * factor; b++)
+			for (int w = 0; w < BLOOM_BLOCK_WORDS; w++)
+				folded->words[(b / factor) * BLOOM_BLOCK_WORDS + w] |=
+					large->words[b * BLOOM_BLOCK_WORDS + w];
+		CHECK(memcmp(folded->words, small->words, 8 * bloom_nwords(small)) == 0);
+		free(large);
+		free(small);
+		free(folded);
+	}
+}
+
+/* The exact rate, checked at points computed independently by brute force. */
+static void
+test_expected_fpp_formula(void)
+{
+	/* one block, exactly Poisson(lambda) values: a direct small sum */
+	double		lambda = 30.0,
+				direct = 0.0,
+				weight = exp(-lambda);
+
+	for (int i = 0; i < 200; i++)
+	{
+		direct += weight * pow(1.0 - pow(1.0 - 1.0 / 512, 8.0 * i), 8);
+		weight *= lambda / (i + 1);
+	}
+	CHECK_NEAR(blocked_expected_fpp(30.0 * 1000, 1000, 8), direct, direct * 1e-9);
+	/* more blocks, fewer false positives; rate is in (0, 1] */
+	CHECK(blocked_expected_fpp(1e5, 3000, 8) < blocked_expected_fpp(1e5, 2000, 8));
+	CHECK(blocked_expected_fpp(1e6, 1, 8) <= 1.0);
+	CHECK(blocked_expected_fpp(1, 1, 8) > 0.0);
+}
+
+/* Measured rate of a filter sized by bloom_shape_for at capacity. */
+static double
+measured_rate(double fpp, uint64_t n, uint64_t probes, BloomShape *s)
+{
+	char		err[BLOOM_ERRBUF_SIZE];
+	BloomFilter *f;
+	uint64_t	hits = 0;
+	double		estimate;
+
+	if (!bloom_shape_for((double) n, fpp, BLOOM_LAYOUT_BLOCKED, s, err))
+	{
+		fprintf(stderr, "sizing failed: %s\n", err);
+		return 1.0;
+	}
+	f = calloc(1, bloom_struct_bytes(s->nbits));
+	bloom_init(f, s);
+	for (uint64_t v = 0; v < n; v++)
+		bloom_insert(f, value(v));
+	for (uint64_t v = 0; v < probes; v++)
+		hits += bloom_query(f, value(v + (UINT64_C(1) << 40)));
+	estimate = bloom_estimate_fpp(f);
+	/* the fill-based rate is the rate of this very filter */
+	CHECK_NEAR((double) hits / probes, estimate, 6 * sqrt(estimate / probes));
+	free(f);
+	return (double) hits / probes;
+}
+
+static void
+test_sizing_meets_rate(void)
+{
+	BloomShape	s;
+	char		err[BLOOM_ERRBUF_SIZE];
+	double		rate;
+	BloomShape	classic;
+
+	/*
+	 * 4e6 probes: the standard error is 0.5% of the rate at 1% and 1.6% at
+	 * 0.1%, so the 5% and 8% tolerances are at least five standard errors.
+	 */
+	rate = measured_rate(0.01, 200000, 4000000, &s);
+	CHECK(rate <= 0.01 * 1.05);
+	CHECK_EQ_U64(s.nbits % BLOOM_BLOCK_BITS, 0);
+	CHECK(bloom_shape_for(200000, 0.01, BLOOM_LAYOUT_CLASSIC, &classic, err));
+	CHECK(s.nbits > classic.nbits);
+	/* and not wastefully: within 25% of the classic size */
+	CHECK(s.nbits < classic.nbits * 1.25);
+
+	rate = measured_rate(0.001, 200000, 4000000, &s);
+	CHECK(rate <= 0.001 * 1.08);
+	CHECK(bloom_shape_for(200000, 0.001, BLOOM_LAYOUT_CLASSIC, &classic, err));
+	CHECK(s.nbits > classic.nbits);
+
+	/* the smallest number of blocks that meets the rate */
+	CHECK(blocked_expected_fpp(200000, s.nbits / 512, s.nhashes) <= 0.001);
+	{
+		uint32_t	k;
+		uint64_t	nblocks;
+
+		CHECK(blocked_size_for(200000, 0.001, UINT64_C(1) << 40, &nblocks, &k));
+		CHECK_EQ_U64(nblocks * 512, s.nbits);
+		for (uint32_t kk = 1; kk <= 64; kk++)
+			CHECK(blocked_expected_fpp(200000, nblocks - 1, kk) > 0.001);
+	}
+}
+
+static void
+test_sizing_limits(void)
+{
+	BloomShape	s;
+	char		err[BLOOM_ERRBUF_SIZE];
+
+	CHECK(bloom_shape_for(1, 0.01, BLOOM_LAYOUT_BLOCKED, &s, err));
+	CHECK_EQ_U64(s.nbits, 512);
+	CHECK(bloom_shape_for(1e6, 0.5, BLOOM_LAYOUT_BLOCKED, &s, err));
+	CHECK(s.nhashes >= 1);
+	CHECK(!bloom_shape_for(1e12, 0.01, BLOOM_LAYOUT_BLOCKED, &s, err));
+	CHECK(strstr(err, "maximum") != NULL);
+	CHECK(!bloom_shape_for(100, 1e-300, BLOOM_LAYOUT_BLOCKED, &s, err));
+	CHECK(!bloom_shape_for(INFINITY, 0.01, BLOOM_LAYOUT_BLOCKED, &s, err));
+}
+
+static void
+test_statistics(void)
+{
+	BloomFilter *f = new_blocked(400, 8);
+
+	CHECK_NEAR(bloom_estimate_count(f), 0.0, 0.0);
+	CHECK_NEAR(bloom_estimate_fpp(f), 0.0, 0.0);
+	for (uint64_t v = 0; v < 20000; v++)
+		bloom_insert(f, value(v));
+	/* within 3% of the truth at 50 values per block */
+	CHECK_NEAR(bloom_estimate_count(f), 20000.0, 600.0);
+	CHECK(bloom_estimate_fpp(f) > 0.0 && bloom_estimate_fpp(f) < 0.1);
+	/* a full block makes the count unknowable, as a full classic filter does */
+	memset(f->words, 0xff, 64);
+	CHECK(isinf(bloom_estimate_count(f)));
+	free(f);
+}
+
+/* Union of blocked filters equals the filter of the union of the values. */
+static void
+test_union(void)
+{
+	BloomFilter *a = new_blocked(50, 8),
+			   *b = new_blocked(50, 8),
+			   *all = new_blocked(50, 8);
+	char		err[BLOOM_ERRBUF_SIZE];
+
+	for (uint64_t v = 0; v < 1000; v++)
+	{
+		bloom_insert(v % 2 ? a : b, value(v));
+		bloom_insert(all, value(v));
+	}
+	CHECK(bloom_compatible(a, b, err));
+	bloom_union_into(a, b);
+	CHECK(bloom_equal(a, all));
+	free(a);
+	free(b);
+	free(all);
+}
+
+int
+main(void)
+{
+	RUN(test_shape_rules);
+	RUN(test_one_block_per_value);
+	RUN(test_no_false_negatives);
+	RUN(test_pattern_independent_of_size);
+	RUN(test_fold_property);
+	RUN(test_expected_fpp_formula);
+	RUN(test_sizing_meets_rate);
+	RUN(test_sizing_limits);
+	RUN(test_statistics);
+	RUN(test_union);
+	return unit_report("blocked");
+}
