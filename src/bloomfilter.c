@@ -7,6 +7,7 @@
 
 #include "catalog/pg_collation.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/typcache.h"
@@ -119,6 +120,32 @@ bloom_from_wire(const uint8 *buf, size_t len, int sqlstate)
  * Hashing
  * --------------------------------------------------------------------- */
 
+/*
+ * The direct path for an opclass hash function, if there is one.  Decided
+ * by the function's OID, so a domain or a binary-compatible type whose
+ * opclass uses the same function gets it too, and nothing else does.
+ */
+static BloomHashKind
+direct_hash_kind(Oid hash_proc, Oid collation)
+{
+	switch (hash_proc)
+	{
+		case F_HASHINT2EXTENDED:
+			return BLOOM_HASH_INT2;
+		case F_HASHINT4EXTENDED:
+			return BLOOM_HASH_INT4;
+		case F_HASHINT8EXTENDED:
+			return BLOOM_HASH_INT8;
+		case F_HASHTEXTEXTENDED:
+			/* hashtextextended hashes the bytes unless the collation is not deterministic */
+			if (OidIsValid(collation) && get_collation_isdeterministic(collation))
+				return BLOOM_HASH_TEXT_BYTES;
+			return BLOOM_HASH_FMGR;
+		default:
+			return BLOOM_HASH_FMGR;
+	}
+}
+
 void
 bloom_hasher_init(BloomHasher *hasher, Oid typid, Oid collation, MemoryContext mcxt)
 {
@@ -144,6 +171,7 @@ bloom_hasher_init(BloomHasher *hasher, Oid typid, Oid collation, MemoryContext m
 	hasher->collation = OidIsValid(collation) || !type_is_collatable(basetype)
 		? collation : DEFAULT_COLLATION_OID;
 	fmgr_info_cxt(tce->hash_extended_proc, &hasher->proc, mcxt);
+	hasher->kind = direct_hash_kind(tce->hash_extended_proc, hasher->collation);
 }
 
 BloomCallCache *
@@ -181,11 +209,20 @@ bloom_arg_cached(FunctionCallInfo fcinfo, int argno, BloomArgCache *cache)
 	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(argno);
 	Size		raw_size;
 	BloomFilter *filter;
-	MemoryContext old;
 
 	if (readable_in_place(raw))
 	{
+		/*
+		 * A constant (or an external parameter) is the same value at the same
+		 * address on every row: check its header once, not per row.
+		 */
+		if (raw == cache->checked)
+			return (const BloomFilter *) raw;
 		check_struct_or_error((const BloomFilter *) raw);
+		if (cache->arg_stable == 0)
+			cache->arg_stable = get_fn_expr_arg_stable(fcinfo->flinfo, argno) ? 1 : -1;
+		if (cache->arg_stable > 0)
+			cache->checked = raw;
 		return (const BloomFilter *) raw;
 	}
 
@@ -195,19 +232,28 @@ bloom_arg_cached(FunctionCallInfo fcinfo, int argno, BloomArgCache *cache)
 		return cache->filter;
 
 	/* a new value: drop the old one, keep the new one for the next rows */
-	if (cache->filter)
-		pfree(cache->filter);
+	if (cache->filter_alloc)
+		pfree(cache->filter_alloc);
 	if (cache->raw)
 		pfree(cache->raw);
 	cache->filter = NULL;
+	cache->filter_alloc = NULL;
 	cache->raw = NULL;
 
-	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 	filter = (BloomFilter *) pg_detoast_datum_copy(raw);
-	MemoryContextSwitchTo(old);
 	/* checked before it is remembered, so the cache holds only valid filters */
 	check_struct_or_error(filter);
-	cache->filter = filter;
+	/*
+	 * Kept with its struct, hence its words (64 bytes in), on a 64-byte
+	 * boundary: then a block of the blocked layout is exactly one cache line.
+	 */
+	StaticAssertStmt(offsetof(BloomFilter, words) == BLOOM_BLOCK_BITS / 8,
+					 "bloom words must start one block into the struct");
+	cache->filter_alloc = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
+											 VARSIZE(filter) + BLOOM_BLOCK_BITS / 8);
+	cache->filter = (BloomFilter *) TYPEALIGN(BLOOM_BLOCK_BITS / 8, cache->filter_alloc);
+	memcpy(cache->filter, filter, VARSIZE(filter));
+	pfree(filter);
 	if ((VARATT_IS_EXTERNAL_ONDISK(raw) || !VARATT_IS_EXTERNAL(raw)) &&
 		raw_size <= RAW_KEY_MAX_BYTES)
 	{

@@ -10,6 +10,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "common/hashfn.h"
 
 #include "bloom_core.h"
 
@@ -52,23 +53,80 @@ extern BloomFilter *bloom_from_wire(const uint8 *buf, size_t len, int sqlstate);
  * opclass makes membership agree with the type's "=", across the integer
  * types and numeric scales, and under nondeterministic collations.
  */
+typedef enum BloomHashKind
+{
+	BLOOM_HASH_FMGR,			/* call the opclass function through fmgr */
+	BLOOM_HASH_INT2,			/* hashint2extended, inlined */
+	BLOOM_HASH_INT4,			/* hashint4extended, inlined */
+	BLOOM_HASH_INT8,			/* hashint8extended, inlined */
+	BLOOM_HASH_TEXT_BYTES		/* hashtextextended under a deterministic
+								 * collation: the bytes, inlined */
+} BloomHashKind;
+
 typedef struct BloomHasher
 {
 	Oid			typid;			/* type as given (for messages) */
 	Oid			collation;
+	BloomHashKind kind;			/* a direct path giving identical hashes */
 	FmgrInfo	proc;
 } BloomHasher;
 
 extern void bloom_hasher_init(BloomHasher *hasher, Oid typid, Oid collation,
 							  MemoryContext mcxt);
 
+/*
+ * The type's extended hash of a value.  For the integer types and for text
+ * under a deterministic collation this computes, without the fmgr round
+ * trip, exactly what the opclass function (hashint8extended and friends in
+ * utils/adt/hashfunc.c) returns; sql/302_fastpath.sql checks that they agree.
+ */
+static inline uint64
+bloom_hasher_value_hash(const BloomHasher *hasher, Datum value, uint64 seed)
+{
+	switch (hasher->kind)
+	{
+		case BLOOM_HASH_INT8:
+			{
+				/* fold so that int8 values equal to int4 ones hash alike */
+				int64		v = DatumGetInt64(value);
+				uint32		lohalf = (uint32) v;
+				uint32		hihalf = (uint32) (v >> 32);
+
+				lohalf ^= (v >= 0) ? hihalf : ~hihalf;
+				return hash_bytes_uint32_extended(lohalf, seed);
+			}
+		case BLOOM_HASH_INT4:
+			return hash_bytes_uint32_extended((uint32) DatumGetInt32(value), seed);
+		case BLOOM_HASH_INT2:
+			return hash_bytes_uint32_extended((uint32) (int32) DatumGetInt16(value), seed);
+		case BLOOM_HASH_TEXT_BYTES:
+			{
+				struct varlena *t = (struct varlena *) DatumGetPointer(value);
+
+				/*
+				 * plain and short headers in place; compressed and external
+				 * (whose 1-byte header also counts as short) via fmgr
+				 */
+				if (!VARATT_IS_EXTENDED(t))
+					return hash_bytes_extended((const unsigned char *) VARDATA(t),
+											   VARSIZE(t) - VARHDRSZ, seed);
+				if (VARATT_IS_SHORT(t) && !VARATT_IS_EXTERNAL(t))
+					return hash_bytes_extended((const unsigned char *) VARDATA_SHORT(t),
+											   VARSIZE_SHORT(t) - VARHDRSZ_SHORT, seed);
+				break;
+			}
+		case BLOOM_HASH_FMGR:
+			break;
+	}
+	return DatumGetUInt64(FunctionCall2Coll((FmgrInfo *) &hasher->proc,
+											hasher->collation,
+											value, UInt64GetDatum(seed)));
+}
+
 static inline BloomHash
 bloom_hasher_hash(const BloomHasher *hasher, Datum value, uint64 seed)
 {
-	Datum		h = FunctionCall2Coll((FmgrInfo *) &hasher->proc, hasher->collation,
-									  value, UInt64GetDatum(seed));
-
-	return bloom_hash_derive(DatumGetUInt64(h));
+	return bloom_hash_derive(bloom_hasher_value_hash(hasher, value, seed));
 }
 
 /*
@@ -80,7 +138,11 @@ typedef struct BloomArgCache
 {
 	struct varlena *raw;		/* the toasted form the filter came from */
 	Size		raw_size;
-	BloomFilter *filter;		/* detoasted and checked, in fn_mcxt */
+	BloomFilter *filter;		/* detoasted and checked, in fn_mcxt, with
+								 * its words on a 64-byte boundary */
+	void	   *filter_alloc;	/* the allocation holding filter */
+	int8		arg_stable;		/* 0 unknown, 1 stable argument, -1 not */
+	const void *checked;		/* a stable in-place argument already checked */
 } BloomArgCache;
 
 typedef struct BloomCallCache
