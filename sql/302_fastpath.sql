@@ -54,6 +54,6 @@ WHERE bloom_contains(bloom_add_all(bloom_empty(100, 0.01, 'blocked'), ARRAY[1, 2
 -- a nondeterministic collation keeps the opclass function (which hashes
 -- the collation's sort key), so equal strings under it hash alike
 CREATE COLLATION case_insensitive (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
-SELECT bloom_hash('Hello' COLLATE case_insensitive, 5) = bloom_hash('hELLO' COLLATE case_insensitive, 5) AS ci_equal_hash,
-       bloom_hash('Hello' COLLATE case_insensitive, 5) = hashtextextended('Hello' COLLATE case_insensitive, 5) AS ci_same,
+SELECT bloom_hash('Hello'::text COLLATE case_insensitive, 5) = bloom_hash('hELLO'::text COLLATE case_insensitive, 5) AS ci_equal_hash,
+       bloom_hash('Hello'::text COLLATE case_insensitive, 5) = hashtextextended('Hello'::text COLLATE case_insensitive, 5) AS ci_same,
        bloom_hash('Hello'::text, 5) = bloom_hash('hELLO'::text, 5) AS default_equal_hash;
