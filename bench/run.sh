@@ -1,0 +1,178 @@
+#!/bin/bash
+# bench/run.sh: the bloomfilter benchmark suite.
+#
+# Creates a throwaway cluster (run as the postgres OS user), loads 10^7-row
+# tables of random bigint keys and md5 text keys, builds filters of 10^5,
+# 10^7 and 10^8 keys, and prints the best of BENCH_REPEAT times of each
+# query, serial and with 2 workers, with the ratios of the targets table
+# (doc/performance.md), all measured in this one run.
+#
+# Needs: the extension installed (make install), contrib (bloom, pg_prewarm)
+# and postgresql-15-hll (installed here if missing and run as root).
+#
+# Settings (environment): BENCH_ROWS (10000000), BENCH_MID (10000000) and
+# BENCH_BIG (100000000): keys of the two large filters, BENCH_REPEAT (3), BENCH_PORT (5531),
+# BENCH_DIR (/tmp/bloomfilter-bench), BENCH_KEEP=1 keeps the cluster.
+set -euo pipefail
+
+ROWS=${BENCH_ROWS:-10000000}
+MID=${BENCH_MID:-10000000}
+BIG=${BENCH_BIG:-100000000}
+REPEAT=${BENCH_REPEAT:-3}
+PORT=${BENCH_PORT:-5531}
+DIR=${BENCH_DIR:-/tmp/bloomfilter-bench}
+PG_CONFIG=${PG_CONFIG:-pg_config}
+BENCH_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+if [ "$(id -u)" = 0 ]; then
+	sharedir=$("$PG_CONFIG" --sharedir)
+	if [ ! -f "$sharedir/extension/hll.control" ]; then
+		echo "installing postgresql-15-hll" >&2
+		apt-get install -y postgresql-15-hll >/dev/null
+	fi
+	# the server runs as postgres: hand it a readable copy of this suite
+	work=$(mktemp -d /tmp/bloomfilter-bench-src.XXXXXX)
+	cp "$BENCH_SRC"/*.sql "$BENCH_SRC"/run.sh "$work"/
+	chown -R postgres "$work"
+	exec runuser -u postgres -- env BENCH_ROWS="$ROWS" BENCH_MID="$MID" BENCH_BIG="$BIG" \
+		BENCH_REPEAT="$REPEAT" BENCH_PORT="$PORT" BENCH_DIR="$DIR" \
+		BENCH_KEEP="${BENCH_KEEP:-}" PG_CONFIG="$PG_CONFIG" bash "$work/run.sh"
+fi
+
+BIN=$("$PG_CONFIG" --bindir)
+RESULTS=$DIR/results.txt
+PSQL=("$BIN/psql" -X -q -h "$DIR" -p "$PORT" -d postgres -v ON_ERROR_STOP=1)
+
+cleanup() {
+	if [ -z "${BENCH_KEEP:-}" ]; then
+		"$BIN/pg_ctl" -D "$DIR/data" -m immediate stop >/dev/null 2>&1 || true
+		rm -rf "$DIR/data"
+	fi
+}
+
+rm -rf "$DIR"
+mkdir -p "$DIR"
+"$BIN/initdb" -D "$DIR/data" -A trust >/dev/null
+trap cleanup EXIT
+"$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -o \
+	"-p $PORT -k $DIR -c listen_addresses='' -c shared_buffers=2GB -c jit=off \
+	 -c max_worker_processes=8 -c max_parallel_workers=4 -c work_mem=1GB \
+	 -c max_wal_size=4GB -c checkpoint_timeout=1h -c autovacuum=off" start >/dev/null
+
+echo "# bloomfilter benchmark: $ROWS rows, filters of 1e5, 1e7 and $BIG keys, best of $REPEAT"
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $("$BIN/postgres" --version)"
+suite_start=$(date +%s)
+start=$suite_start
+"${PSQL[@]}" -v rows="$ROWS" -v mid="$MID" -v big="$BIG" -f "$BENCH_SRC/setup.sql"
+echo "# setup took $(($(date +%s) - start)) s"
+: >"$RESULTS"
+
+# time MODE LABEL SQL: best of REPEAT runs of SQL, in ms, recorded in RESULTS
+time_query() {
+	local mode=$1 label=$2 sql=$3 extra=${4:-} settings ms
+	if [ "$mode" = serial ]; then
+		settings="SET max_parallel_workers_per_gather = 0;"
+	else
+		# two workers and no leader participation: two processes, two cores
+		settings="SET max_parallel_workers_per_gather = 2; SET parallel_leader_participation = off;
+		          SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0;
+		          SET min_parallel_table_scan_size = 0;"
+	fi
+	ms=$({
+		echo "$settings $extra"
+		echo '\timing on'
+		for _ in $(seq "$REPEAT"); do echo "$sql;"; done
+	} | "${PSQL[@]}" | awk '/^Time:/ { print $2 }' | sort -g | head -1)
+	printf '%-8s %-34s %10.1f ms\n' "$mode" "$label" "$ms"
+	printf '%s %s %s\n' "$mode" "$label" "$ms" >>"$RESULTS"
+}
+
+filter() { echo "(SELECT f FROM filters WHERE name = '$1')"; }
+
+for kind in int text; do
+	case $kind in
+		int) t=t_int hash="hashint8(k)" hll="hll_hash_bigint(k)" ;;
+		text) t=t_text hash="hashtext(k)" hll="hll_hash_text(k)" ;;
+	esac
+	"${PSQL[@]}" -c "SELECT pg_prewarm('$t')" >/dev/null
+	echo "## $t: $ROWS rows of $kind keys"
+	for mode in serial parallel; do
+		time_query $mode "$kind count" "SELECT count(*) FROM $t"
+		time_query $mode "$kind trivial" "SELECT count(*) FROM $t WHERE $hash <> 0"
+		time_query $mode "$kind semijoin 1e5" "SELECT count(*) FROM $t WHERE k IN (SELECT k FROM small_${kind}_1e5)"
+		time_query $mode "$kind semijoin 1e7" "SELECT count(*) FROM $t WHERE k IN (SELECT k FROM small_${kind}_1e7)"
+		sizes="1e5 1e7"
+		[ $kind = int ] && sizes="1e5 1e7 1e8"
+		for size in $sizes; do
+			for layout in classic blocked; do
+				time_query $mode "$kind probe $size $layout" \
+					"SELECT count(*) FROM $t WHERE bloom_contains($(filter ${kind}_${size}_${layout}), k)"
+			done
+		done
+		time_query $mode "$kind hll_add_agg" "SELECT hll_cardinality(hll_add_agg($hll)) FROM $t"
+		for layout in classic blocked; do
+			time_query $mode "$kind build 1e7 $layout" \
+				"SELECT bloom_fpp(bloom_add_all(bloom_empty($ROWS, 0.01, '$layout'), ARRAY(SELECT k FROM $t)))"
+		done
+		time_query $mode "$kind array_agg" "SELECT cardinality(ARRAY(SELECT k FROM $t))"
+	done
+done
+
+# Point lookups: is v in the column?  A filter of the column's keys answers
+# the same question as an index on it (up to false positives).
+echo "## point lookups: 20 values (10 present, 10 absent)"
+start=$(date +%s%N)
+"${PSQL[@]}" -c "CREATE INDEX brin_int ON t_int USING brin (k int8_bloom_ops)"
+echo "# BRIN bloom_ops index on t_int built in $((($(date +%s%N) - start) / 1000000)) ms"
+start=$(date +%s%N)
+"${PSQL[@]}" -c "CREATE INDEX bloomidx_text ON t_text USING bloom (k)"
+echo "# contrib bloom index on t_text built in $((($(date +%s%N) - start) / 1000000)) ms"
+"${PSQL[@]}" -c "SELECT relname, pg_size_pretty(pg_relation_size(oid)) FROM pg_class WHERE relname IN ('brin_int', 'bloomidx_text')"
+time_query serial "lookup brin int" \
+	"SELECT count(*) FROM lookup_int l WHERE EXISTS (SELECT 1 FROM t_int WHERE k = l.v)" \
+	"SET enable_seqscan = off;"
+time_query serial "lookup contrib-bloom text" \
+	"SELECT count(*) FROM lookup_text l WHERE EXISTS (SELECT 1 FROM t_text WHERE k = l.v)" \
+	"SET enable_seqscan = off;"
+for layout in classic blocked; do
+	time_query serial "lookup filter int 1e7 $layout" \
+		"SELECT count(*) FROM lookup_int l WHERE bloom_contains($(filter int_1e7_$layout), l.v)"
+	time_query serial "lookup filter text 1e7 $layout" \
+		"SELECT count(*) FROM lookup_text l WHERE bloom_contains($(filter text_1e7_$layout), l.v)"
+done
+
+# The targets table of the issue: serial ratios from this run.
+awk -v rows="$ROWS" '
+	{ key = $1; for (i = 2; i < NF; i++) key = key " " $i; t[key] = $NF }
+	function get(key) { if (!(key in t)) { missing = 1; return 0 } return t[key] }
+	function row(name, num, den, target, cmp,   a, b, r, ok) {
+		a = get(num); b = get(den)
+		if (a == 0 || b == 0) { printf "| %-52s | %8s | %-7s | n/a |\n", name, "n/a", target; return }
+		r = a / b
+		ok = (cmp == "<=") ? (r <= target + 0) : (r >= target + 0)
+		printf "| %-52s | %8.2f | %s %-4s | %s |\n", name, r, cmp, target, ok ? "met" : "NOT met"
+	}
+	END {
+		print ""
+		print "## targets (ratios of times measured in this run)"
+		print "| measure | ratio | target | |"
+		print "|---|---|---|---|"
+		row("build 10^7 keys (bloom_add_all, classic) / count(*)", "serial int build 1e7 classic", "serial int count", "1.4", "<=")
+		row("build 10^7 keys (bloom_add_all, classic) / hll_add_agg", "serial int build 1e7 classic", "serial int hll_add_agg", "1.0", "<=")
+		row("probe, 10^5-key filter / trivial predicate", "serial int probe 1e5 classic", "serial int trivial", "1.15", "<=")
+		row("probe, 10^5-key filter / hash semijoin", "serial int probe 1e5 classic", "serial int semijoin 1e5", "0.4", "<=")
+		row("probe, 10^7-key classic filter / trivial predicate", "serial int probe 1e7 classic", "serial int trivial", "1.5", "<=")
+		row("probe, 10^7-key blocked filter / trivial predicate", "serial int probe 1e7 blocked", "serial int trivial", "1.25", "<=")
+		row("parallel build speed-up, 2 workers (serial/parallel)", "serial int build 1e7 classic", "parallel int build 1e7 classic", "1.5", ">=")
+		print ""
+		print "## all ratios to the trivial predicate and to count(*) (serial, then 2 workers)"
+		for (k in t) {
+			n = split(k, p, " ")
+			if (p[3] == "count" || p[3] == "trivial" || p[2] == "lookup") continue
+			base = p[1] " " p[2] " trivial"; cnt = p[1] " " p[2] " count"
+			label = p[2]; for (i = 3; i <= n; i++) label = label " " p[i]
+			if ((base in t) && (cnt in t))
+				printf "%-8s %-30s %8.2f x trivial %8.2f x count(*)\n", p[1], label, t[k] / t[base], t[k] / t[cnt] | "sort"
+		}
+	}' "$RESULTS"
+echo "# total $(($(date +%s) - suite_start)) s"
