@@ -222,34 +222,7 @@ bloom_shape_describe(const BloomShape *s, char *buf, size_t len)
  * Hashing and the classic layout
  * --------------------------------------------------------------------- */
 
-/* The splitmix64 / MurmurHash3 64-bit finalizer: a bijection. */
-static inline uint64_t
-mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94d049bb133111eb);
-	x ^= x >> 31;
-	return x;
-}
-
-/*
- * Two words from one 64-bit hash, through two different bijections, so each
- * is a full-quality 64-bit word even if the type's hash is weak in some bits,
- * and neither is a slice of the other (slicing a 64-bit hash into 32-bit
- * halves is what loses the rate beyond 2^32 bits).  h2 is forced odd, so it
- * is never zero.
- */
-BloomHash
-bloom_hash_derive(uint64_t value_hash)
-{
-	BloomHash	h;
-
-	h.h1 = mix64(value_hash + UINT64_C(0x9e3779b97f4a7c15));
-	h.h2 = mix64(value_hash ^ UINT64_C(0xc2b2ae3d27d4eb4f)) | 1;
-	return h;
-}
+/* bloom_hash_derive and its mixer are inline in bloom_core.h. */
 
 /*
  * Classic layout: enhanced double hashing (Dillinger & Manolios) on 64-bit

@@ -175,7 +175,7 @@ bloom_hasher_init(BloomHasher *hasher, Oid typid, Oid collation, MemoryContext m
 }
 
 BloomCallCache *
-bloom_call_cache(FunctionCallInfo fcinfo, int value_argno)
+bloom_call_cache_setup(FunctionCallInfo fcinfo, int value_argno)
 {
 	BloomCallCache *cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
 
@@ -204,7 +204,7 @@ bloom_call_cache(FunctionCallInfo fcinfo, int value_argno)
  * on the next row (a reused buffer, a re-run subquery).
  */
 const BloomFilter *
-bloom_arg_cached(FunctionCallInfo fcinfo, int argno, BloomArgCache *cache)
+bloom_arg_cached_slow(FunctionCallInfo fcinfo, int argno, BloomArgCache *cache)
 {
 	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(argno);
 	Size		raw_size;

@@ -9,6 +9,7 @@
 
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "fmgr.h"
 #include "common/hashfn.h"
 
@@ -153,10 +154,40 @@ typedef struct BloomCallCache
 } BloomCallCache;
 
 /* The call site's cache, with the hasher for argument value_argno ready. */
-extern BloomCallCache *bloom_call_cache(FunctionCallInfo fcinfo, int value_argno);
+extern BloomCallCache *bloom_call_cache_setup(FunctionCallInfo fcinfo, int value_argno);
+
+/* Per row: one load and a test once the cache is set up. */
+static inline BloomCallCache *
+bloom_call_cache(FunctionCallInfo fcinfo, int value_argno)
+{
+	BloomCallCache *cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
+
+	if (likely(cache != NULL && (value_argno < 0 || cache->hasher_ready)))
+		return cache;
+	return bloom_call_cache_setup(fcinfo, value_argno);
+}
 
 /* The filter in argument argno, detoasted at most once per distinct value. */
-extern const BloomFilter *bloom_arg_cached(FunctionCallInfo fcinfo, int argno,
+extern const BloomFilter *bloom_arg_cached_slow(FunctionCallInfo fcinfo, int argno,
 										   BloomArgCache *cache);
+
+/*
+ * The per-row fast path of bloom_arg_cached_slow: a constant filter already
+ * checked, or the same on-disk TOAST pointer as the row before (an 18-byte
+ * compare the compiler inlines).
+ */
+static inline const BloomFilter *
+bloom_arg_cached(FunctionCallInfo fcinfo, int argno, BloomArgCache *cache)
+{
+	const struct varlena *raw = (const struct varlena *) PG_GETARG_POINTER(argno);
+
+	if (raw == cache->checked)
+		return (const BloomFilter *) raw;
+	if (cache->filter != NULL && cache->raw_size == TOAST_POINTER_SIZE &&
+		VARATT_IS_EXTERNAL_ONDISK(raw) &&
+		memcmp(raw, cache->raw, TOAST_POINTER_SIZE) == 0)
+		return cache->filter;
+	return bloom_arg_cached_slow(fcinfo, argno, cache);
+}
 
 #endif							/* BLOOMFILTER_H */
