@@ -9,6 +9,11 @@
 
 #define LN2		0.69314718055994530942
 
+/*
+ * Positions come seven at a time from one 64-bit word: first h2 without its
+ * constant low bit, then blocked_remix(previous word + h2) for the next
+ * seven, and so on.
+ */
 bool
 blocked_insert(BloomFilter *f, BloomHash h)
 {
@@ -16,24 +21,25 @@ blocked_insert(BloomFilter *f, BloomHash h)
 		BLOOM_BLOCK_WORDS * blocked_block_index(h.h1, blocked_nblocks(f));
 	uint64_t	x = h.h2 >> 1;	/* bit 0 of h2 is always 1 */
 	uint64_t	changed = 0;
-	unsigned	left = BLOCKED_POSITIONS_PER_WORD;
+	uint32_t	k = f->nhashes;
+	uint32_t	i = 0;
 
-	for (uint32_t i = 0; i < f->nhashes; i++)
+	for (;;)
 	{
-		unsigned	pos;
-		uint64_t	mask;
+		uint32_t	end = k - i < BLOCKED_POSITIONS_PER_WORD ? k : i + BLOCKED_POSITIONS_PER_WORD;
 
-		if (left == 0)
+		for (; i < end; i++)
 		{
-			x = blocked_remix(x + h.h2);
-			left = BLOCKED_POSITIONS_PER_WORD;
+			unsigned	pos = (unsigned) (x & (BLOOM_BLOCK_BITS - 1));
+			uint64_t	mask = (uint64_t) 1 << (pos & 63);
+
+			changed |= ~block[pos >> 6] & mask;
+			block[pos >> 6] |= mask;
+			x >>= 9;
 		}
-		pos = (unsigned) (x & (BLOOM_BLOCK_BITS - 1));
-		x >>= 9;
-		left--;
-		mask = (uint64_t) 1 << (pos & 63);
-		changed |= ~block[pos >> 6] & mask;
-		block[pos >> 6] |= mask;
+		if (i == k)
+			break;
+		x = blocked_remix(x + h.h2);
 	}
 	return changed != 0;
 }
@@ -44,24 +50,25 @@ blocked_query(const BloomFilter *f, BloomHash h)
 	const uint64_t *block = f->words +
 		BLOOM_BLOCK_WORDS * blocked_block_index(h.h1, blocked_nblocks(f));
 	uint64_t	x = h.h2 >> 1;
-	unsigned	left = BLOCKED_POSITIONS_PER_WORD;
+	uint32_t	k = f->nhashes;
+	uint32_t	i = 0;
 
-	for (uint32_t i = 0; i < f->nhashes; i++)
+	for (;;)
 	{
-		unsigned	pos;
+		uint32_t	end = k - i < BLOCKED_POSITIONS_PER_WORD ? k : i + BLOCKED_POSITIONS_PER_WORD;
 
-		if (left == 0)
+		for (; i < end; i++)
 		{
-			x = blocked_remix(x + h.h2);
-			left = BLOCKED_POSITIONS_PER_WORD;
+			unsigned	pos = (unsigned) (x & (BLOOM_BLOCK_BITS - 1));
+
+			if (((block[pos >> 6] >> (pos & 63)) & 1) == 0)
+				return false;
+			x >>= 9;
 		}
-		pos = (unsigned) (x & (BLOOM_BLOCK_BITS - 1));
-		x >>= 9;
-		left--;
-		if (((block[pos >> 6] >> (pos & 63)) & 1) == 0)
-			return false;
+		if (i == k)
+			return true;
+		x = blocked_remix(x + h.h2);
 	}
-	return true;
 }
 
 /* ---------------------------------------------------------------------
