@@ -79,3 +79,7 @@ SELECT (SELECT count(*) FROM generate_series(1, 100000) g WHERE NOT bloom_contai
        abs((SELECT count(*) FROM generate_series(1, 1000000) g WHERE bloom_contains(f, md5('x' || g)))::float8
            / 1e6 / bloom_fpp(f) - 1) < 0.05 AS text_rate_agrees
 FROM t;
+
+-- the fixed-shape aggregate builds the same blocked filter as bloom_add_all
+SELECT a = (SELECT f FROM b) AS agg_equals_add_all, (bloom_info(a)).layout
+FROM (SELECT bloom_agg(g, 1000, 0.01, 'blocked') AS a FROM generate_series(1, 1000) g) t;
