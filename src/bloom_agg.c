@@ -20,6 +20,10 @@
 
 #include "hash_collector.h"
 
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
 PG_FUNCTION_INFO_V1(bloom_agg_trans);
 PG_FUNCTION_INFO_V1(bloom_agg_fixed_trans);
 PG_FUNCTION_INFO_V1(bloom_agg_final);
@@ -39,12 +43,47 @@ PG_FUNCTION_INFO_V1(bloom_setop_agg_deserialize);
  * State of bloom_agg: exactly one of filter (fixed shape) and hashes
  * (sized to the data) is set.
  */
+/*
+ * Values whose insertion is deferred while their cache lines load: a big
+ * filter misses the cache on every bit, and prefetching a few values ahead
+ * overlaps those misses (see doc/aggregates.md for the measurements).
+ */
+#define PREFETCH_DISTANCE	8
+
 typedef struct BloomAggState
 {
 	BloomFilter *filter;		/* fixed shape: the filter being built */
 	HashCollector *hashes;		/* sized to the data: distinct raw hashes */
 	uint64		rows;			/* sized to the data: non-null values added */
+	int			npending;		/* fixed shape: values in pending[] */
+	int			next;			/* fixed shape: oldest slot once pending[] is full */
+	BloomHash	pending[PREFETCH_DISTANCE];
 } BloomAggState;
+
+/* Adds a value to the fixed-shape filter, PREFETCH_DISTANCE values late. */
+static inline void
+fixed_add(BloomAggState *state, BloomHash h)
+{
+	bloom_prefetch(state->filter, h);
+	if (state->npending < PREFETCH_DISTANCE)
+	{
+		state->pending[state->npending++] = h;
+		return;
+	}
+	bloom_insert(state->filter, state->pending[state->next]);
+	state->pending[state->next] = h;
+	state->next = (state->next + 1) % PREFETCH_DISTANCE;
+}
+
+/* Inserts the deferred values: before the filter is read or combined. */
+static void
+fixed_flush(BloomAggState *state)
+{
+	for (int i = 0; i < state->npending; i++)
+		bloom_insert(state->filter, state->pending[i]);
+	state->npending = 0;
+	state->next = 0;
+}
 
 /* Serialized state: one kind byte, then the kind's payload. */
 #define AGG_SERIAL_FIXED	'F'
@@ -62,12 +101,59 @@ agg_context(FunctionCallInfo fcinfo, const char *fname)
 	return aggcxt;
 }
 
-/* The raw 64-bit hash (seed 0) that the data-sized form collects. */
-static inline uint64
-raw_hash(const BloomHasher *hasher, Datum value)
+/*
+ * Per call site (fn_extra of the transition function): the value type's
+ * hasher, looked up once, and a call frame for it prepared once, so the
+ * per-row path only stores two arguments and calls the hash function.
+ */
+typedef struct AggHashSite
 {
-	return DatumGetUInt64(FunctionCall2Coll((FmgrInfo *) &hasher->proc, hasher->collation,
-											value, UInt64GetDatum(0)));
+	BloomHasher hasher;
+	union
+	{
+		FunctionCallInfoBaseData fcinfo;
+		char		space[SizeForFunctionCallInfo(2)];
+	}			call;
+} AggHashSite;
+
+static pg_noinline AggHashSite *
+agg_hash_site_init(FunctionCallInfo fcinfo)
+{
+	FmgrInfo   *flinfo = fcinfo->flinfo;
+	AggHashSite *site = MemoryContextAllocZero(flinfo->fn_mcxt, sizeof(AggHashSite));
+
+	bloom_hasher_init(&site->hasher, get_fn_expr_argtype(flinfo, 1),
+					  PG_GET_COLLATION(), flinfo->fn_mcxt);
+	InitFunctionCallInfoData(site->call.fcinfo, &site->hasher.proc, 2,
+							 site->hasher.collation, NULL, NULL);
+	site->call.fcinfo.args[0].isnull = false;
+	site->call.fcinfo.args[1].isnull = false;
+	flinfo->fn_extra = site;
+	return site;
+}
+
+static inline AggHashSite *
+agg_hash_site(FunctionCallInfo fcinfo)
+{
+	AggHashSite *site = (AggHashSite *) fcinfo->flinfo->fn_extra;
+
+	return likely(site != NULL) ? site : agg_hash_site_init(fcinfo);
+}
+
+/* The type's extended hash of value with seed: FunctionCall2Coll, prepared. */
+static inline uint64
+site_hash(AggHashSite *site, Datum value, uint64 seed)
+{
+	FunctionCallInfo call = &site->call.fcinfo;
+	Datum		result;
+
+	call->args[0].value = value;
+	call->args[1].value = UInt64GetDatum(seed);
+	call->isnull = false;
+	result = call->flinfo->fn_addr(call);
+	if (unlikely(call->isnull))
+		elog(ERROR, "hash function %u returned NULL", call->flinfo->fn_oid);
+	return DatumGetUInt64(result);
 }
 
 /* ---------------------------------------------------------------------
@@ -86,17 +172,15 @@ new_sized_state(FunctionCallInfo fcinfo, MemoryContext aggcxt)
 Datum
 bloom_agg_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt = agg_context(fcinfo, "bloom_agg_trans");
 	BloomAggState *state = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 
+	/* a non-null internal state can only come from this aggregate */
 	if (state == NULL)
-		state = new_sized_state(fcinfo, aggcxt);
+		state = new_sized_state(fcinfo, agg_context(fcinfo, "bloom_agg_trans"));
 	if (!PG_ARGISNULL(1))
 	{
-		/* the hasher is looked up once per call site, kept in fn_extra */
-		BloomCallCache *cache = bloom_call_cache(fcinfo, 1);
-
-		hc_add1(state->hashes, raw_hash(&cache->hasher, PG_GETARG_DATUM(1)));
+		/* the raw hash with seed 0: the final filter derives its bits from it */
+		hc_add1(state->hashes, site_hash(agg_hash_site(fcinfo), PG_GETARG_DATUM(1), 0));
 		state->rows++;
 	}
 	PG_RETURN_POINTER(state);
@@ -150,6 +234,39 @@ bloom_agg_final(PG_FUNCTION_ARGS)
  * --------------------------------------------------------------------- */
 
 /*
+ * An empty filter for an aggregate state.  A big filter is touched at
+ * random on every row, so TLB misses cost as much as cache misses; on Linux
+ * it asks for transparent huge pages before the memory is first touched
+ * (only a hint: where THP is off, nothing changes).
+ */
+#define HUGE_PAGE_BYTES		((Size) 2 * 1024 * 1024)
+
+static BloomFilter *
+alloc_state_filter(const BloomShape *shape)
+{
+	uint64		bytes = bloom_struct_bytes(shape->nbits);
+	BloomFilter *f;
+
+	if (bytes < 4 * HUGE_PAGE_BYTES)
+		return bloom_alloc(shape);
+	/* the shape check bounded nbits, so bytes is below 1 GB */
+	f = (BloomFilter *) palloc((Size) bytes);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	{
+		uintptr_t	start = TYPEALIGN(HUGE_PAGE_BYTES, (uintptr_t) f);
+		uintptr_t	end = TYPEALIGN_DOWN(HUGE_PAGE_BYTES, (uintptr_t) f + bytes);
+
+		if (end > start)
+			(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
+	}
+#endif
+	memset(f, 0, (Size) bytes);
+	SET_VARSIZE(f, bytes);
+	bloom_init(f, shape);
+	return f;
+}
+
+/*
  * The shape of bloom_empty(capacity, fpp [, layout]), so the aggregate and
  * bloom_add_all on bloom_empty give the same bits.
  */
@@ -193,11 +310,11 @@ require_not_null(FunctionCallInfo fcinfo, int argno, const char *what)
 Datum
 bloom_agg_fixed_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt = agg_context(fcinfo, "bloom_agg_fixed_trans");
 	BloomAggState *state = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 
 	if (state == NULL)
 	{
+		MemoryContext aggcxt = agg_context(fcinfo, "bloom_agg_fixed_trans");
 		BloomShape	shape;
 		char	   *layout = NULL;
 		MemoryContext old;
@@ -212,15 +329,16 @@ bloom_agg_fixed_trans(PG_FUNCTION_ARGS)
 		fixed_shape(PG_GETARG_INT64(2), PG_GETARG_FLOAT8(3), layout, &shape);
 		old = MemoryContextSwitchTo(aggcxt);
 		state = palloc0(sizeof(BloomAggState));
-		state->filter = bloom_alloc(&shape);
+		state->filter = alloc_state_filter(&shape);
 		MemoryContextSwitchTo(old);
 	}
 	if (!PG_ARGISNULL(1))
 	{
-		BloomCallCache *cache = bloom_call_cache(fcinfo, 1);
+		uint64		hash = site_hash(agg_hash_site(fcinfo), PG_GETARG_DATUM(1),
+									 state->filter->seed);
 
-		bloom_insert(state->filter,
-					 bloom_hasher_hash(&cache->hasher, PG_GETARG_DATUM(1), state->filter->seed));
+		/* exactly bloom_hasher_hash, as bloom_add uses */
+		fixed_add(state, bloom_hash_derive(hash));
 	}
 	PG_RETURN_POINTER(state);
 }
@@ -290,6 +408,7 @@ bloom_agg_fixed_final(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		PG_RETURN_BLOOM(f);
 	}
+	fixed_flush(state);
 	/* the executor copies a result that lives in the aggregate's memory */
 	PG_RETURN_BLOOM(state->filter);
 }
@@ -314,7 +433,10 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 
 		a = palloc0(sizeof(BloomAggState));
 		if (b->filter)
+		{
+			fixed_flush(b);
 			a->filter = bloom_copy(b->filter);
+		}
 		else
 		{
 			a->hashes = hc_create(aggcxt, 1, hc_work_mem_limit(), fcinfo);
@@ -328,6 +450,8 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 		elog(ERROR, "bloom_agg_combine: states of different forms");
 	if (a->filter)
 	{
+		fixed_flush(a);
+		fixed_flush(b);
 		bloom_check_compatible(a->filter, b->filter, "unite");
 		bloom_union_into(a->filter, b->filter);
 	}
@@ -350,7 +474,10 @@ bloom_agg_serialize(PG_FUNCTION_ARGS)
 	appendStringInfoSpaces(&buf, VARHDRSZ);
 	if (state->filter)
 	{
-		uint64		wire = bloom_wire_bytes(state->filter);
+		uint64		wire;
+
+		fixed_flush(state);
+		wire = bloom_wire_bytes(state->filter);
 
 		appendStringInfoChar(&buf, AGG_SERIAL_FIXED);
 		/* wire < the filter's own size, so this stays below 1 GB */

@@ -305,6 +305,39 @@ classic_query(const BloomFilter *f, BloomHash h)
 	return true;
 }
 
+static void
+classic_prefetch(const BloomFilter *f, BloomHash h)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	uint64_t	x = h.h1,
+				y = h.h2;
+
+	for (uint32_t i = 0; i < f->nhashes; i++)
+	{
+		__builtin_prefetch(&f->words[bloom_reduce(x, f->nbits) >> 6], 1, 3);
+		x += y;
+		y += i;
+	}
+#else
+	(void) f;
+	(void) h;
+#endif
+}
+
+void
+bloom_prefetch(const BloomFilter *f, BloomHash h)
+{
+	switch (f->layout)
+	{
+		case BLOOM_LAYOUT_CLASSIC:
+			classic_prefetch(f, h);
+			break;
+		default:
+			/* layouts without a prefetch of their own: nothing to do */
+			break;
+	}
+}
+
 bool
 bloom_insert(BloomFilter *f, BloomHash h)
 {

@@ -215,6 +215,13 @@ extern bool bloom_insert(BloomFilter *f, BloomHash h);
 /* True if all of the value's bits are set (member or false positive). */
 extern bool bloom_query(const BloomFilter *f, BloomHash h);
 
+/*
+ * Asks the CPU to start loading the memory a later bloom_insert or
+ * bloom_query of h will touch, so bulk callers (the aggregates) overlap the
+ * cache misses of several values.  Only a hint: no effect on the bits.
+ */
+extern void bloom_prefetch(const BloomFilter *f, BloomHash h);
+
 /* ---- set operations ---- */
 
 /*

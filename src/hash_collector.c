@@ -437,6 +437,44 @@ hc_iterate(HashCollector *hc, hc_visit_fn visit, void *arg)
 		merge_sources(hc, true, visit, arg);
 }
 
+/*
+ * dst's buffer becomes the sorted, duplicate-free union of both (sorted)
+ * buffers; the caller checked that it fits the memory limit.
+ */
+static void
+merge_buffers(HashCollector *dst, const HashCollector *src)
+{
+	int			w = dst->width;
+	Size		rb = record_bytes(dst);
+	Size		cap = Max(dst->capacity, dst->nbuf + src->nbuf);
+	uint64	   *out = MemoryContextAlloc(dst->cxt, cap * rb);
+	Size		i = 0,
+				j = 0,
+				n = 0;
+
+	while (i < dst->nbuf || j < src->nbuf)
+	{
+		const uint64 *next;
+		int			c;
+
+		if (j == src->nbuf)
+			c = -1;
+		else if (i == dst->nbuf)
+			c = 1;
+		else
+			c = hc_record_cmp(dst->buf + i * w, src->buf + j * w, w);
+		next = c <= 0 ? dst->buf + (i++) * w : src->buf + (j++) * w;
+		if (c == 0)
+			j++;				/* the same record in both: keep one */
+		memcpy(out + n * w, next, rb);
+		n++;
+	}
+	pfree(dst->buf);
+	dst->buf = out;
+	dst->capacity = cap;
+	dst->nbuf = dst->nsorted = n;
+}
+
 void
 hc_merge(HashCollector *dst, HashCollector *src)
 {
@@ -458,8 +496,24 @@ hc_merge(HashCollector *dst, HashCollector *src)
 		if (dst->nruns > HC_MAX_RUNS)
 			hc_compact_runs(dst);
 	}
-	for (Size i = 0; i < src->nbuf; i++)
-		hc_add(dst, src->buf + i * src->width);
+	if (src->nbuf > 0)
+	{
+		/* both buffers sorted: one linear merge, or src becomes a run */
+		sort_buffer(dst);
+		sort_buffer(src);
+		if (dst->nbuf + src->nbuf <= dst->max_capacity)
+			merge_buffers(dst, src);
+		else
+		{
+			HcRun		run;
+
+			if (dst->nruns >= HC_MAX_RUNS)
+				hc_compact_runs(dst);
+			run = begin_run(dst);
+			write_to_run(dst, &run, src->buf, src->nbuf);
+			end_run(dst, &run);
+		}
+	}
 	src->nbuf = 0;
 	src->nsorted = 0;
 	src->generation++;
