@@ -13,6 +13,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "hash_collector.h"
 #include "libpq/pqformat.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/array.h"
@@ -39,6 +40,12 @@ PG_FUNCTION_INFO_V1(multibloom_agg_combine);
 PG_FUNCTION_INFO_V1(multibloom_agg_serial);
 PG_FUNCTION_INFO_V1(multibloom_agg_deserial);
 PG_FUNCTION_INFO_V1(multibloom_agg_final);
+PG_FUNCTION_INFO_V1(multibloom_agg_sized_final);
+PG_FUNCTION_INFO_V1(multibloom_agg_trans);
+PG_FUNCTION_INFO_V1(multibloom_agg_auto_combine);
+PG_FUNCTION_INFO_V1(multibloom_agg_auto_serial);
+PG_FUNCTION_INFO_V1(multibloom_agg_auto_deserial);
+PG_FUNCTION_INFO_V1(multibloom_agg_auto_final);
 
 /* A toasted filter bigger than this is re-read rather than compared. */
 #define RAW_KEY_MAX_BYTES	(64 * 1024)
@@ -203,6 +210,7 @@ typedef struct MultiBloomCallCache
 	bool		elembyval;
 	char		elemalign;
 	bool		hasher_ready[MULTIBLOOM_MAX_ATTRS];
+	bool		unknown_as_text[MULTIBLOOM_MAX_ATTRS];	/* untyped literal */
 	BloomHasher hashers[MULTIBLOOM_MAX_ATTRS];
 	MultiBloomArgCache filter_arg;
 } MultiBloomCallCache;
@@ -284,6 +292,12 @@ hasher_for(FunctionCallInfo fcinfo, MultiBloomCallCache *cache, int first_value_
 			typid = get_fn_expr_argtype(fcinfo->flinfo, first_value_argno + i);
 			coll = argument_collation(fcinfo, first_value_argno + i);
 		}
+		/* an untyped literal ('abc') is text, as it would be against "=" */
+		if (typid == UNKNOWNOID)
+		{
+			typid = TEXTOID;
+			cache->unknown_as_text[i] = true;
+		}
 		bloom_hasher_init(&cache->hashers[i], typid, coll, fcinfo->flinfo->fn_mcxt);
 		cache->hasher_ready[i] = true;
 	}
@@ -300,15 +314,24 @@ report_count_mismatch(const char *fname, int given, int nattrs)
 			 errhint("Pass one value per attribute, in order; NULL leaves an attribute out of a probe.")));
 }
 
+/* A value as its hasher expects it: an unknown-type literal becomes text. */
+static inline Datum
+hashable(const MultiBloomCallCache *cache, int i, Datum value)
+{
+	if (unlikely(cache->unknown_as_text[i]))
+		return PointerGetDatum(cstring_to_text(DatumGetCString(value)));
+	return value;
+}
+
 /*
  * Reads the row starting at argument first_value_argno into row, hashing
- * each non-null value with the seed of its attribute's part in mb.
+ * each non-null value with its attribute's seed (the seed of that part of
+ * every valid multibloom).  nattrs is the expected number of values.
  */
 static void
 read_row(FunctionCallInfo fcinfo, MultiBloomCallCache *cache, int first_value_argno,
-		 const MultiBloom *mb, const char *fname, MultiBloomRow *row)
+		 int nattrs, const char *fname, MultiBloomRow *row)
 {
-	int			nattrs = mb->nattrs;
 
 	if (!cache->variadic_array)
 	{
@@ -318,9 +341,15 @@ read_row(FunctionCallInfo fcinfo, MultiBloomCallCache *cache, int first_value_ar
 		{
 			row->isnull[i] = PG_ARGISNULL(first_value_argno + i);
 			if (!row->isnull[i])
-				row->hashes[i] = bloom_hasher_hash64(hasher_for(fcinfo, cache, first_value_argno, i),
-													 PG_GETARG_DATUM(first_value_argno + i),
-													 multibloom_part_c(mb, i)->seed);
+			{
+				const BloomHasher *hasher = hasher_for(fcinfo, cache, first_value_argno, i);
+
+				row->hashes[i] = bloom_hasher_hash64(hasher,
+													 hashable(cache, i, PG_GETARG_DATUM(first_value_argno + i)),
+													 multibloom_attr_seed(i + 1));
+			}
+			else
+				row->hashes[i] = 0;
 		}
 	}
 	else
@@ -346,7 +375,9 @@ read_row(FunctionCallInfo fcinfo, MultiBloomCallCache *cache, int first_value_ar
 			row->isnull[i] = nulls[i];
 			if (!nulls[i])
 				row->hashes[i] = bloom_hasher_hash64(hasher_for(fcinfo, cache, first_value_argno, i),
-													 elems[i], multibloom_part_c(mb, i)->seed);
+													 elems[i], multibloom_attr_seed(i + 1));
+			else
+				row->hashes[i] = 0;
 		}
 		pfree(elems);
 		pfree(nulls);
@@ -544,7 +575,7 @@ multibloom_add(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	cache = multibloom_call_cache(fcinfo, 1);
 	mb = multibloom_copy(PG_GETARG_MULTIBLOOM(0));
-	read_row(fcinfo, cache, 1, mb, "multibloom_add", &row);
+	read_row(fcinfo, cache, 1, mb->nattrs, "multibloom_add", &row);
 	multibloom_add_row(mb, row.hashes, row.isnull);
 	PG_RETURN_POINTER(mb);
 }
@@ -561,7 +592,7 @@ multibloom_contains(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	cache = multibloom_call_cache(fcinfo, 1);
 	mb = multibloom_arg_cached(fcinfo, 0, &cache->filter_arg);
-	read_row(fcinfo, cache, 1, mb, "multibloom_contains", &row);
+	read_row(fcinfo, cache, 1, mb->nattrs, "multibloom_contains", &row);
 	PG_RETURN_BOOL(multibloom_query_row(mb, row.hashes, row.isnull));
 }
 
@@ -768,7 +799,7 @@ multibloom_agg_sized_trans(PG_FUNCTION_ARGS)
 				 errdetail("The group began with capacity " INT64_FORMAT " and fpp %g, a later row has capacity " INT64_FORMAT " and fpp %g.",
 						   state->capacity, state->fpp, capacity, fpp)));
 
-	read_row(fcinfo, cache, 3, state->mb, "multibloom_agg_sized", &row);
+	read_row(fcinfo, cache, 3, state->mb->nattrs, "multibloom_agg_sized", &row);
 	multibloom_add_row(state->mb, row.hashes, row.isnull);
 	PG_RETURN_POINTER(state);
 }
@@ -875,4 +906,296 @@ multibloom_agg_final(PG_FUNCTION_ARGS)
 	if (state == NULL)
 		PG_RETURN_NULL();
 	PG_RETURN_POINTER(multibloom_copy(state->mb));
+}
+
+/* Argument argno of the aggregate call, if it is a non-null constant. */
+static bool
+const_agg_arg(FunctionCallInfo fcinfo, int argno, Datum *value)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	TargetEntry *tle;
+
+	if (aggref == NULL || argno >= list_length(aggref->args))
+		return false;
+	tle = (TargetEntry *) list_nth(aggref->args, argno);
+	if (!IsA(tle->expr, Const) || ((Const *) tle->expr)->constisnull)
+		return false;
+	*value = ((Const *) tle->expr)->constvalue;
+	return true;
+}
+
+/*
+ * Number of values per row of the aggregate call (after first_value_argno
+ * leading arguments), or 0 when the call passes an explicit VARIADIC array.
+ */
+static int
+agg_row_width(FunctionCallInfo fcinfo, int first_value_argno)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+
+	if (aggref == NULL || aggref->aggvariadic)
+		return 0;
+	return list_length(aggref->args) - first_value_argno;
+}
+
+/*
+ * multibloom_agg_sized over no rows: the transition never ran, so the shape
+ * comes from the call's constant arguments, an empty filter like
+ * multibloom_empty.  When they are not constants the result is NULL.
+ */
+Datum
+multibloom_agg_sized_final(PG_FUNCTION_ARGS)
+{
+	MultiBloomAggState *state = PG_ARGISNULL(0) ? NULL : (MultiBloomAggState *) PG_GETARG_POINTER(0);
+	Datum		capacity,
+				fpp;
+	int			nattrs;
+
+	if (state != NULL)
+		PG_RETURN_POINTER(multibloom_copy(state->mb));
+	nattrs = agg_row_width(fcinfo, 2);
+	if (nattrs < 1 || !const_agg_arg(fcinfo, 0, &capacity) || !const_agg_arg(fcinfo, 1, &fpp))
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(empty_for_capacity(nattrs, DatumGetInt64(capacity), DatumGetFloat8(fpp)));
+}
+
+/* ---------------------------------------------------------------------
+ * multibloom_agg(VARIADIC "any"): sized to the data.
+ *
+ * The state collects each distinct row as a record of nattrs + 1 words in
+ * a hash collector (bounded by work_mem, spilling to temporary files): the
+ * attributes' 64-bit hashes (0 for NULL), then a bitmap of the NULL
+ * attributes.  The final function counts what each part must hold: each
+ * attribute's distinct values, and the distinct complete rows for the
+ * verification filter, sizes every part for its own count at fpp 0.01, and
+ * inserts every distinct row.  The result depends only on the set of
+ * distinct rows, so a parallel plan gives the serial plan's bits.
+ * --------------------------------------------------------------------- */
+
+#define MULTIBLOOM_AGG_FPP	0.01
+
+typedef struct MultiBloomAutoState
+{
+	HashCollector *rows_seen;	/* distinct rows, nattrs + 1 words each */
+	uint64		rows;			/* rows aggregated, repeats included */
+	int			nattrs;
+} MultiBloomAutoState;
+
+static MultiBloomAutoState *
+auto_state_create(MemoryContext aggcxt, int nattrs, FunctionCallInfo fcinfo)
+{
+	MultiBloomAutoState *state = MemoryContextAllocZero(aggcxt, sizeof(MultiBloomAutoState));
+
+	state->nattrs = nattrs;
+	state->rows_seen = hc_create(aggcxt, nattrs + 1, hc_work_mem_limit(), fcinfo);
+	return state;
+}
+
+Datum
+multibloom_agg_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = aggregate_context(fcinfo, "multibloom_agg");
+	MultiBloomAutoState *state = PG_ARGISNULL(0) ? NULL : (MultiBloomAutoState *) PG_GETARG_POINTER(0);
+	MultiBloomCallCache *cache = multibloom_call_cache(fcinfo, 1);
+	MultiBloomRow row;
+	uint64		record[MULTIBLOOM_MAX_ATTRS + 1];
+	uint64		nullmap = 0;
+
+	if (state == NULL)
+	{
+		int			nattrs = row_width(fcinfo, cache, 1);
+
+		check_nattrs(nattrs);
+		state = auto_state_create(aggcxt, nattrs, fcinfo);
+	}
+	read_row(fcinfo, cache, 1, state->nattrs, "multibloom_agg", &row);
+	for (int i = 0; i < state->nattrs; i++)
+	{
+		record[i] = row.hashes[i];
+		if (row.isnull[i])
+			nullmap |= UINT64CONST(1) << i;
+	}
+	record[state->nattrs] = nullmap;
+	hc_add(state->rows_seen, record);
+	state->rows++;
+	PG_RETURN_POINTER(state);
+}
+
+Datum
+multibloom_agg_auto_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = aggregate_context(fcinfo, "multibloom_agg_combine");
+	MultiBloomAutoState *s1 = PG_ARGISNULL(0) ? NULL : (MultiBloomAutoState *) PG_GETARG_POINTER(0);
+	MultiBloomAutoState *s2 = PG_ARGISNULL(1) ? NULL : (MultiBloomAutoState *) PG_GETARG_POINTER(1);
+
+	if (s2 == NULL)
+	{
+		if (s1 == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(s1);
+	}
+	if (s1 == NULL)
+		s1 = auto_state_create(aggcxt, s2->nattrs, fcinfo);
+	if (s1->nattrs != s2->nattrs)
+		elog(ERROR, "multibloom_agg: partial states of %d and %d attributes", s1->nattrs, s2->nattrs);
+	hc_merge(s1->rows_seen, s2->rows_seen);
+	s1->rows += s2->rows;
+	PG_RETURN_POINTER(s1);
+}
+
+/* State as bytea: nattrs (4 bytes), rows (8), then the collector's set. */
+Datum
+multibloom_agg_auto_serial(PG_FUNCTION_ARGS)
+{
+	MultiBloomAutoState *state = (MultiBloomAutoState *) PG_GETARG_POINTER(0);
+	StringInfoData buf;
+	int32		nattrs = state->nattrs;
+
+	initStringInfo(&buf);
+	appendStringInfoSpaces(&buf, VARHDRSZ);
+	appendBinaryStringInfo(&buf, (const char *) &nattrs, sizeof(int32));
+	/* rows at offset 8: the collector's words then stay 8-byte aligned */
+	appendBinaryStringInfo(&buf, (const char *) &state->rows, sizeof(uint64));
+	hc_serialize(state->rows_seen, &buf);
+	SET_VARSIZE(buf.data, buf.len);
+	PG_RETURN_BYTEA_P((bytea *) buf.data);
+}
+
+Datum
+multibloom_agg_auto_deserial(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = aggregate_context(fcinfo, "multibloom_agg_deserial");
+	bytea	   *b = PG_GETARG_BYTEA_P(0);
+	MultiBloomAutoState *state;
+	StringInfoData si;
+	int32		nattrs;
+
+	if ((uintptr_t) b % sizeof(uint64) != 0)
+		b = PG_GETARG_BYTEA_P_COPY(0);
+	if (VARSIZE(b) < 16)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("invalid serialized multibloom_agg state")));
+	memcpy(&nattrs, VARDATA(b), sizeof(int32));
+	if (nattrs < 1 || nattrs > MULTIBLOOM_MAX_ATTRS)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("invalid serialized multibloom_agg state: %d attributes", nattrs)));
+	state = MemoryContextAllocZero(aggcxt, sizeof(MultiBloomAutoState));
+	state->nattrs = nattrs;
+	memcpy(&state->rows, VARDATA(b) + 4, sizeof(uint64));
+	/* a read-only view of the payload; the collector copies it */
+	si.data = (char *) b;
+	si.len = VARSIZE(b);
+	si.maxlen = si.len;
+	si.cursor = 16;
+	state->rows_seen = hc_deserialize(&si, aggcxt, hc_work_mem_limit(), fcinfo);
+	if (si.cursor != si.len || state->rows_seen->width != nattrs + 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("invalid serialized multibloom_agg state: bad collector")));
+	PG_RETURN_POINTER(state);
+}
+
+/* What the parts must hold, gathered in one pass over the distinct rows. */
+typedef struct PartCounts
+{
+	int			nattrs;
+	uint64		attr0_distinct; /* rows come sorted on attribute 1 */
+	uint64		attr0_last;
+	bool		attr0_seen;
+	HashCollector *attr_values[MULTIBLOOM_MAX_ATTRS];	/* attributes 2.. */
+	uint64		complete_rows;
+} PartCounts;
+
+static void
+count_parts(const uint64 *rec, void *arg)
+{
+	PartCounts *pc = (PartCounts *) arg;
+	uint64		nullmap = rec[pc->nattrs];
+
+	if (!(nullmap & 1) && (!pc->attr0_seen || rec[0] != pc->attr0_last))
+	{
+		pc->attr0_distinct++;
+		pc->attr0_last = rec[0];
+		pc->attr0_seen = true;
+	}
+	for (int i = 1; i < pc->nattrs; i++)
+		if (!(nullmap & (UINT64CONST(1) << i)))
+			hc_add1(pc->attr_values[i], rec[i]);
+	if (nullmap == 0)
+		pc->complete_rows++;
+}
+
+static void
+insert_row_record(const uint64 *rec, void *arg)
+{
+	MultiBloom *mb = (MultiBloom *) arg;
+	bool		isnull[MULTIBLOOM_MAX_ATTRS];
+
+	for (int i = 0; i < mb->nattrs; i++)
+		isnull[i] = (rec[mb->nattrs] >> i) & 1;
+	multibloom_add_row(mb, rec, isnull);
+}
+
+/* The smallest data-sized filter: every part for one value, empty. */
+static MultiBloom *
+autosized_filter(int nattrs, const double *caps, double row_capacity)
+{
+	BloomShape	shapes[MULTIBLOOM_MAX_ATTRS + 1];
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	MultiBloom *mb;
+
+	if (!multibloom_shapes_for(nattrs, caps, row_capacity, MULTIBLOOM_AGG_FPP, shapes, errbuf))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("multibloom_agg cannot size a filter: %s", errbuf),
+				 errhint("Give a capacity and a false-positive probability: multibloom_agg_sized(capacity, fpp, ...).")));
+	mb = multibloom_alloc(nattrs, shapes);
+	mb->flags |= MULTIBLOOM_FLAG_AUTOSIZED;
+	for (int i = 0; i <= nattrs; i++)
+		multibloom_part(mb, i)->flags |= BLOOM_FLAG_AUTOSIZED;
+	return mb;
+}
+
+Datum
+multibloom_agg_auto_final(PG_FUNCTION_ARGS)
+{
+	MultiBloomAutoState *state = PG_ARGISNULL(0) ? NULL : (MultiBloomAutoState *) PG_GETARG_POINTER(0);
+	double		caps[MULTIBLOOM_MAX_ATTRS];
+	PartCounts	pc;
+	MultiBloom *mb;
+	Size		limit;
+
+	if (state == NULL)
+	{
+		/* no rows: an empty filter for the call's number of values */
+		int			nattrs = agg_row_width(fcinfo, 0);
+
+		if (nattrs < 1 || nattrs > MULTIBLOOM_MAX_ATTRS)
+			PG_RETURN_NULL();
+		for (int i = 0; i < nattrs; i++)
+			caps[i] = 1;
+		PG_RETURN_POINTER(autosized_filter(nattrs, caps, 1));
+	}
+
+	/* pass 1: distinct values per attribute, distinct complete rows */
+	memset(&pc, 0, sizeof(pc));
+	pc.nattrs = state->nattrs;
+	limit = Max(hc_work_mem_limit() / Max(state->nattrs - 1, 1), 64 * 1024);
+	for (int i = 1; i < state->nattrs; i++)
+		pc.attr_values[i] = hc_create(CurrentMemoryContext, 1, limit, NULL);
+	hc_iterate(state->rows_seen, count_parts, &pc);
+	caps[0] = (double) Max(pc.attr0_distinct, 1);
+	for (int i = 1; i < state->nattrs; i++)
+	{
+		caps[i] = (double) Max(hc_count(pc.attr_values[i]), 1);
+		hc_free(pc.attr_values[i]);
+	}
+
+	/* pass 2: every distinct row into parts sized for their own counts */
+	mb = autosized_filter(state->nattrs, caps, (double) Max(pc.complete_rows, 1));
+	hc_iterate(state->rows_seen, insert_row_record, mb);
+	mb->rows = state->rows;
+	PG_RETURN_POINTER(mb);
 }

@@ -145,10 +145,18 @@ COMMENT ON FUNCTION @extschema@.multibloom_agg_deserial(bytea, internal) IS
 COMMENT ON FUNCTION @extschema@.multibloom_agg_final(internal) IS
 	'final function of the multibloom aggregates';
 
+-- multibloom_agg_sized over no rows returns an empty filter of the call's
+-- constant shape, so it has its own final function.
+CREATE FUNCTION @extschema@.multibloom_agg_sized_final(internal)
+	RETURNS @extschema@.multibloom
+	AS 'MODULE_PATHNAME', 'multibloom_agg_sized_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.multibloom_agg_sized_final(internal) IS
+	'final function of multibloom_agg_sized';
+
 CREATE AGGREGATE @extschema@.multibloom_agg_sized(capacity bigint, fpp float8, VARIADIC "any") (
 	SFUNC = @extschema@.multibloom_agg_sized_trans,
 	STYPE = internal,
-	FINALFUNC = @extschema@.multibloom_agg_final,
+	FINALFUNC = @extschema@.multibloom_agg_sized_final,
 	COMBINEFUNC = @extschema@.multibloom_agg_combine,
 	SERIALFUNC = @extschema@.multibloom_agg_serial,
 	DESERIALFUNC = @extschema@.multibloom_agg_deserial,
@@ -168,3 +176,44 @@ CREATE AGGREGATE @extschema@.multibloom_union_agg(f @extschema@.multibloom) (
 );
 COMMENT ON AGGREGATE @extschema@.multibloom_union_agg(@extschema@.multibloom) IS
 	'union of all non-null filters (all of the same shape)';
+
+
+-- multibloom_agg: sized to the data.  The state collects distinct rows of
+-- hashes (bounded by work_mem, spilling to temporary files).
+CREATE FUNCTION @extschema@.multibloom_agg_trans(internal, VARIADIC "any")
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_auto_combine(internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_auto_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_auto_serial(internal)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME', 'multibloom_agg_auto_serial' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_auto_deserial(bytea, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_auto_deserial' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_auto_final(internal)
+	RETURNS @extschema@.multibloom
+	AS 'MODULE_PATHNAME', 'multibloom_agg_auto_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.multibloom_agg_trans(internal, "any") IS
+	'transition function of multibloom_agg';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_auto_combine(internal, internal) IS
+	'combine function of multibloom_agg';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_auto_serial(internal) IS
+	'serial function of multibloom_agg';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_auto_deserial(bytea, internal) IS
+	'deserial function of multibloom_agg';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_auto_final(internal) IS
+	'final function of multibloom_agg: sizes every part for its own distinct count';
+
+CREATE AGGREGATE @extschema@.multibloom_agg(VARIADIC "any") (
+	SFUNC = @extschema@.multibloom_agg_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.multibloom_agg_auto_final,
+	COMBINEFUNC = @extschema@.multibloom_agg_auto_combine,
+	SERIALFUNC = @extschema@.multibloom_agg_auto_serial,
+	DESERIALFUNC = @extschema@.multibloom_agg_auto_deserial,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.multibloom_agg("any") IS
+	'filter of all rows, every part sized for its own distinct count at fpp 0.01 (attributes: distinct values; verification: distinct complete rows)';
