@@ -11,6 +11,7 @@
 #include "multibloom_core.h"
 
 #include "access/htup_details.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "hash_collector.h"
@@ -223,23 +224,36 @@ typedef struct MultiBloomRow
 	bool		isnull[MULTIBLOOM_MAX_ATTRS];
 } MultiBloomRow;
 
-/* The collation of argument argno: its expression's, else the call's. */
+/*
+ * The collation of argument argno: its own expression's, so each attribute
+ * is hashed under its own collation even when the call mixes them (the
+ * call's single input collation would impose one on all).  In an aggregate
+ * the expressions are the Aggref's arguments, one position to the left of
+ * the transition function's (which has the state first).  An untyped
+ * literal is text under the default collation, as it would be on its own.
+ */
 static Oid
 argument_collation(FunctionCallInfo fcinfo, int argno)
 {
 	Node	   *expr = fcinfo->flinfo->fn_expr;
-	List	   *args = NIL;
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	Node	   *arg = NULL;
 
-	if (expr != NULL && IsA(expr, FuncExpr))
-		args = ((FuncExpr *) expr)->args;
-	if (argno < list_length(args))
+	if (aggref != NULL)
 	{
-		Oid			coll = exprCollation((Node *) list_nth(args, argno));
-
-		if (OidIsValid(coll))
-			return coll;
+		if (argno >= 1 && argno - 1 < list_length(aggref->args))
+			arg = (Node *) ((TargetEntry *) list_nth(aggref->args, argno - 1))->expr;
 	}
-	return PG_GET_COLLATION();
+	else if (expr != NULL && IsA(expr, FuncExpr) &&
+			 argno < list_length(((FuncExpr *) expr)->args))
+		arg = (Node *) list_nth(((FuncExpr *) expr)->args, argno);
+
+	if (arg == NULL)
+		return PG_GET_COLLATION();
+	/* 'x' COLLATE c is still untyped, with collation c */
+	if (!OidIsValid(exprCollation(arg)) && exprType(arg) == UNKNOWNOID)
+		return DEFAULT_COLLATION_OID;
+	return exprCollation(arg);
 }
 
 static MultiBloomCallCache *
