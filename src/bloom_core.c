@@ -332,6 +332,13 @@ bloom_prefetch(const BloomFilter *f, BloomHash h)
 		case BLOOM_LAYOUT_CLASSIC:
 			classic_prefetch(f, h);
 			break;
+		case BLOOM_LAYOUT_BLOCKED:
+#if defined(__GNUC__) || defined(__clang__)
+			/* one 512-bit block holds all k bits (blocked_block_index) */
+			__builtin_prefetch(f->words + BLOOM_BLOCK_WORDS *
+							  blocked_block_index(h.h1, blocked_nblocks(f)), 1, 3);
+#endif
+			break;
 		default:
 			/* layouts without a prefetch of their own: nothing to do */
 			break;

@@ -336,25 +336,4 @@ bloom_test_bit(const uint64_t *words, uint64_t bit)
 	return (words[bit >> 6] >> (bit & 63)) & 1;
 }
 
-/*
- * Starts loading the cache line a value's insertion or lookup touches
- * first: the block of a blocked filter (the same index as
- * blocked_block_index), the first bit of a classic one.  Bulk paths hash a
- * batch of values, prefetch, then insert, so the misses of a filter larger
- * than the cache overlap instead of queueing.
- */
-static inline void
-bloom_prefetch(const BloomFilter *f, BloomHash h)
-{
-#if defined(__GNUC__) || defined(__clang__)
-	if (f->layout == BLOOM_LAYOUT_BLOCKED)
-		__builtin_prefetch(f->words + 8 * bloom_reduce(h.h1, f->nbits / 512), 1, 0);
-	else if (f->layout == BLOOM_LAYOUT_CLASSIC)
-		__builtin_prefetch(f->words + (bloom_reduce(h.h1, f->nbits) >> 6), 1, 0);
-#else
-	(void) f;
-	(void) h;
-#endif
-}
-
 #endif							/* BLOOM_CORE_H */
