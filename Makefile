@@ -80,3 +80,14 @@ fuzz-check:
 	$(MAKE) fuzz FUZZ_SECONDS=30
 
 .PHONY: fuzz fuzz-check fuzz-seeds
+
+# ---- Sanitizers and memcheck: the regression suite against an instrumented
+# build, in a private copy of the PostgreSQL installation (see
+# test/sanitize/run.sh; SAN_PORT picks the port, default 5551) ----
+sanitize-check:
+	bash test/sanitize/run.sh asan
+
+valgrind-check:
+	bash test/sanitize/run.sh valgrind
+
+.PHONY: sanitize-check valgrind-check
