@@ -43,3 +43,51 @@ test/unit/test_%: test/unit/test_%.c test/unit/unit.h $(CORE_SRCS) $(wildcard sr
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(CORE_SRCS) -lm
 
 .PHONY: unit
+
+# ---- Fuzzing (libFuzzer): the plain-C parsers and set operations ----
+# make fuzz FUZZ_SECONDS=600   runs every harness for that long, from the
+#                              committed seeds, growing test/fuzz/work/<name>
+# make fuzz-check              a 30-second run of each, for the test suite
+# make fuzz-seeds              regenerates the committed seed corpus
+# A crash leaves crash-* in test/fuzz/work; rerun with test/fuzz/<harness> FILE.
+FUZZ_CC ?= clang-14
+FUZZ_SECONDS ?= 600
+FUZZ_CFLAGS = -g -O1 -std=c99 -Isrc -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_HARNESSES = $(patsubst %.c,%,$(sort $(wildcard test/fuzz/fuzz_*.c)))
+EXTRA_CLEAN += $(FUZZ_HARNESSES) test/fuzz/make_seeds test/fuzz/work
+
+test/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(CORE_SRCS) $(wildcard src/*_core.h)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(CORE_SRCS) -lm
+
+test/fuzz/make_seeds: test/fuzz/make_seeds.c $(CORE_SRCS) $(wildcard src/*_core.h)
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(CORE_SRCS) -lm
+
+fuzz-seeds: test/fuzz/make_seeds
+	rm -rf test/fuzz/seeds && mkdir -p test/fuzz/seeds
+	./test/fuzz/make_seeds test/fuzz/seeds
+
+fuzz: $(FUZZ_HARNESSES)
+	@for h in $(FUZZ_HARNESSES); do \
+		name=$$(basename $$h); mkdir -p test/fuzz/work/$$name; \
+		echo "== $$name for $(FUZZ_SECONDS) s"; \
+		./$$h -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=test/fuzz/work/ \
+			test/fuzz/work/$$name test/fuzz/seeds || exit 1; \
+	done
+
+fuzz-check:
+	$(MAKE) fuzz FUZZ_SECONDS=30
+
+.PHONY: fuzz fuzz-check fuzz-seeds
+
+# ---- Sanitizers and memcheck: the regression suite against an instrumented
+# build, in a private copy of the PostgreSQL installation (see
+# test/sanitize/run.sh; SAN_PORT picks the port, default 5551) ----
+sanitize-check:
+	bash test/sanitize/run.sh asan
+
+valgrind-check:
+	bash test/sanitize/run.sh valgrind
+
+.PHONY: sanitize-check valgrind-check

@@ -1,0 +1,284 @@
+/*
+ * fuzz_bloom.c
+ *	  libFuzzer target for the plain-C core of the bloom type: everything a
+ *	  hostile client can reach before PostgreSQL sees a valid filter.
+ *
+ *	  The first input byte picks the entry point; the rest is its input:
+ *	    0  text form: base64_decode, bloom_wire_check, bloom_deserialize
+ *	    1  binary form (recv, bytea cast): bloom_wire_check, bloom_deserialize
+ *	    2  two binary filters (2-byte little-endian length of the first, then
+ *	       both): bloom_compatible, then bloom_union_into / bloom_intersect_into
+ *	    3  an in-memory value (as a forged or damaged datum would arrive):
+ *	       bloom_struct_check, and if it passes, every reader
+ *	  Every filter that parses is then exercised: insert, query, statistics,
+ *	  equality, and serialization, which must give back the input bytes.
+ *	  Invariants are checked with abort(), so a broken one is a crash.
+ *
+ *	  Build and run: make fuzz FUZZ_SECONDS=600 (see Makefile).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bloom_core.h"
+
+#define REQUIRE(cond) \
+	do { if (!(cond)) { fprintf(stderr, "invariant failed: %s (line %d)\n", #cond, __LINE__); abort(); } } while (0)
+
+/* Largest struct the harness allocates; real inputs are far smaller. */
+#define MAX_STRUCT_BYTES	(1 << 24)
+
+/* Parses a binary filter the way bloom_from_wire does; NULL if rejected. */
+static BloomFilter *
+parse_wire(const uint8_t *buf, size_t len)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	uint64_t	bytes = 0;
+	BloomFilter *f;
+
+	errbuf[0] = '\0';
+	if (!bloom_wire_check(buf, len, &bytes, errbuf))
+	{
+		/* a rejection always says why, within the buffer */
+		REQUIRE(errbuf[0] != '\0');
+		REQUIRE(memchr(errbuf, '\0', BLOOM_ERRBUF_SIZE) != NULL);
+		return NULL;
+	}
+	/* the size comes from a header that matched the payload length */
+	REQUIRE(bytes <= MAX_STRUCT_BYTES);
+	REQUIRE(bytes == (uint64_t) len + 4);
+	f = malloc(bytes);
+	REQUIRE(f != NULL);
+	memset(f, 0xa5, bytes);		/* garbage, as palloc would leave */
+	f->vl_len_ = (int32_t) bytes;
+	bloom_deserialize(buf, len, f);
+	/* what the reader accepted, the in-memory guard accepts */
+	REQUIRE(bloom_struct_check(f, bytes, errbuf));
+	return f;
+}
+
+/* Hashes drawn from the input, so the fuzzer steers insert positions too. */
+static BloomHash
+hash_from(const uint8_t *data, size_t len, unsigned i)
+{
+	uint64_t	v = UINT64_C(0x8000000000000000) ^ i;
+
+	for (size_t j = 0; j < len && j < 8; j++)
+		v ^= (uint64_t) data[(i * 7 + j) % len] << (8 * j);
+	return bloom_hash_derive(v);
+}
+
+/* Everything a query may do with a valid filter; f must be writable. */
+static void
+exercise(BloomFilter *f, const uint8_t *data, size_t len)
+{
+	uint64_t	bytes = bloom_struct_bytes(f->nbits);
+	uint64_t	wire = bloom_wire_bytes(f);
+	uint8_t    *out = malloc(wire);
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	BloomFilter *copy;
+	uint64_t	before;
+
+	REQUIRE(out != NULL);
+	bloom_serialize(f, out);
+	/* a parsed filter serializes back to a filter the reader accepts */
+	{
+		uint64_t	sb;
+
+		REQUIRE(bloom_wire_check(out, wire, &sb, errbuf));
+		REQUIRE(sb == bytes);
+	}
+
+	(void) bloom_estimate_count(f);
+	(void) bloom_estimate_fpp(f);
+	before = bloom_bits_set(f);
+	REQUIRE(before <= f->nbits);
+	REQUIRE(bloom_equal(f, f));
+
+	copy = malloc(bytes);
+	REQUIRE(copy != NULL);
+	memcpy(copy, f, bytes);
+	for (unsigned i = 0; i < 4; i++)
+	{
+		BloomHash	h = hash_from(data, len, i);
+
+		bloom_insert(copy, h);
+		/* no false negatives, whatever the filter held before */
+		REQUIRE(bloom_query(copy, h));
+		(void) bloom_query(f, h);
+	}
+	/* inserting only sets bits, and keeps the tail bits clear */
+	REQUIRE(bloom_bits_set(copy) >= before);
+	REQUIRE(bloom_struct_check(copy, bytes, errbuf));
+	bloom_serialize(copy, out);
+	{
+		uint64_t	sb;
+
+		REQUIRE(bloom_wire_check(out, wire, &sb, errbuf));
+	}
+	free(copy);
+	free(out);
+}
+
+/* Mode 0: text form. */
+static void
+fuzz_text(const uint8_t *data, size_t len)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	uint8_t    *bytes = malloc(base64_decoded_max(len) + 1);
+	size_t		nbytes = 0;
+	BloomFilter *f;
+
+	REQUIRE(bytes != NULL);
+	if (base64_decode((const char *) data, len, bytes, &nbytes, errbuf))
+	{
+		REQUIRE(nbytes <= base64_decoded_max(len));
+		/* canonical base64: encoding gives back the same text */
+		{
+			char	   *text = malloc(base64_encoded_len(nbytes) + 1);
+
+			REQUIRE(text != NULL);
+			base64_encode(bytes, nbytes, text);
+			REQUIRE(base64_encoded_len(nbytes) == len);
+			REQUIRE(memcmp(text, data, len) == 0);
+			free(text);
+		}
+		f = parse_wire(bytes, nbytes);
+		if (f)
+		{
+			exercise(f, data, len);
+			free(f);
+		}
+	}
+	free(bytes);
+}
+
+/* Mode 1: binary form; an accepted input must serialize to itself. */
+static void
+fuzz_binary(const uint8_t *data, size_t len)
+{
+	BloomFilter *f = parse_wire(data, len);
+
+	if (f)
+	{
+		uint8_t    *out = malloc(bloom_wire_bytes(f));
+
+		REQUIRE(out != NULL);
+		REQUIRE(bloom_wire_bytes(f) == len);
+		bloom_serialize(f, out);
+		REQUIRE(memcmp(out, data, len) == 0);
+		free(out);
+		exercise(f, data, len);
+		free(f);
+	}
+}
+
+/* Mode 2: union and intersection of two parsed filters. */
+static void
+fuzz_setops(const uint8_t *data, size_t len)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	size_t		alen;
+	BloomFilter *a,
+			   *b;
+
+	if (len < 2)
+		return;
+	alen = data[0] | ((size_t) data[1] << 8);
+	data += 2;
+	len -= 2;
+	if (alen > len)
+		alen = len;
+	a = parse_wire(data, alen);
+	b = parse_wire(data + alen, len - alen);
+	if (a && b)
+	{
+		REQUIRE(bloom_compatible(a, b, errbuf) == bloom_compatible(b, a, errbuf));
+		if (bloom_compatible(a, b, errbuf))
+		{
+			uint64_t	bytes = bloom_struct_bytes(a->nbits);
+			BloomFilter *u = malloc(bytes),
+					   *n = malloc(bytes);
+			uint64_t	n_a = bloom_bits_set(a),
+						n_b = bloom_bits_set(b);
+
+			REQUIRE(u && n);
+			REQUIRE(bytes == bloom_struct_bytes(b->nbits));
+			memcpy(u, a, bytes);
+			memcpy(n, a, bytes);
+			bloom_union_into(u, b);
+			bloom_intersect_into(n, b);
+			REQUIRE(bloom_struct_check(u, bytes, errbuf));
+			REQUIRE(bloom_struct_check(n, bytes, errbuf));
+			/* |a|b| >= max, |a&b| <= min, |a|b| + |a&b| = |a| + |b| */
+			REQUIRE(bloom_bits_set(u) >= (n_a > n_b ? n_a : n_b));
+			REQUIRE(bloom_bits_set(n) <= (n_a < n_b ? n_a : n_b));
+			REQUIRE(bloom_bits_set(u) + bloom_bits_set(n) == n_a + n_b);
+			exercise(u, data, len);
+			exercise(n, data, len);
+			free(u);
+			free(n);
+		}
+		else
+			REQUIRE(!bloom_equal(a, b));
+	}
+	free(a);
+	free(b);
+}
+
+/* Mode 3: an in-memory value of len bytes that no reader has checked. */
+static void
+fuzz_struct(const uint8_t *data, size_t len)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	size_t		size = len + 4;
+	BloomFilter *f;
+
+	if (size > MAX_STRUCT_BYTES)
+		return;
+	/* at least the header, so the guard can read the fields it checks */
+	f = calloc(1, size < sizeof(BloomFilter) ? sizeof(BloomFilter) : size);
+	REQUIRE(f != NULL);
+	memcpy((uint8_t *) f + 4, data, len);
+	f->vl_len_ = (int32_t) size;
+	if (bloom_struct_check(f, size, errbuf))
+	{
+		/* the guard skips the tail-bit check; readers must still be safe */
+		REQUIRE(size == bloom_struct_bytes(f->nbits));
+		(void) bloom_bits_set(f);
+		(void) bloom_estimate_count(f);
+		(void) bloom_estimate_fpp(f);
+		for (unsigned i = 0; i < 4; i++)
+		{
+			BloomHash	h = hash_from(data, len, i);
+
+			bloom_insert(f, h);
+			REQUIRE(bloom_query(f, h));
+		}
+	}
+	free(f);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	switch (data[0] & 3)
+	{
+		case 0:
+			fuzz_text(data + 1, size - 1);
+			break;
+		case 1:
+			fuzz_binary(data + 1, size - 1);
+			break;
+		case 2:
+			fuzz_setops(data + 1, size - 1);
+			break;
+		case 3:
+			fuzz_struct(data + 1, size - 1);
+			break;
+	}
+	return 0;
+}
