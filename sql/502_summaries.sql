@@ -30,15 +30,19 @@ SELECT count(*) AS days_for_absent_user FROM events_summary WHERE filter @> 7777
 -- the key's type need only hash like the column's: int4 probes an int8 filter
 SELECT day FROM events_summary WHERE filter @> 1042;
 
--- Skipping partitions: the summary's days feed run-time partition pruning;
--- the other partitions are never scanned.
+-- Skipping partitions: each day the summary lists is scanned through a
+-- lateral sub-select (OFFSET 0 keeps it a parameterized scan), whose
+-- Append prunes at run time to that day's partition; the partitions of
+-- the other days are never executed.
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-SELECT * FROM events
-WHERE user_id = 2042
-  AND day = ANY (ARRAY(SELECT day FROM events_summary WHERE filter @> 2042::bigint));
-SELECT count(*) FROM events
-WHERE user_id = 2042
-  AND day = ANY (ARRAY(SELECT day FROM events_summary WHERE filter @> 2042::bigint));
+SELECT e.* FROM events_summary s
+CROSS JOIN LATERAL (SELECT * FROM events e WHERE e.day = s.day AND e.user_id = 2042 OFFSET 0) e
+WHERE s.filter @> 2042::bigint;
+SELECT count(*) FROM events_summary s
+CROSS JOIN LATERAL (SELECT * FROM events e WHERE e.day = s.day AND e.user_id = 2042 OFFSET 0) e
+WHERE s.filter @> 2042::bigint;
+-- (day = ANY (ARRAY(SELECT day FROM summary ...))) gives the same rows but
+-- does not prune: run-time pruning needs one value per comparison)
 
 -- Incremental maintenance: one upsert per day per statement.
 CREATE TRIGGER events_summary_insert AFTER INSERT ON events
