@@ -290,6 +290,14 @@ bloom_union(PG_FUNCTION_ARGS)
 	BloomFilter *result;
 
 	bloom_check_compatible(a, b, "unite");
+	/* auto-sized filters of different sizes: the larger folds onto the smaller */
+	if (b->nbits < a->nbits)
+	{
+		const BloomFilter *t = a;
+
+		a = b;
+		b = t;
+	}
 	result = bloom_copy(a);
 	bloom_union_into(result, b);
 	PG_RETURN_BLOOM(result);
@@ -303,6 +311,13 @@ bloom_intersect(PG_FUNCTION_ARGS)
 	BloomFilter *result;
 
 	bloom_check_compatible(a, b, "intersect");
+	if (b->nbits < a->nbits)
+	{
+		const BloomFilter *t = a;
+
+		a = b;
+		b = t;
+	}
 	result = bloom_copy(a);
 	bloom_intersect_into(result, b);
 	PG_RETURN_BLOOM(result);

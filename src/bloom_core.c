@@ -138,6 +138,38 @@ bloom_shape_for(double capacity, double fpp, int layout, BloomShape *s, char *er
 	return true;
 }
 
+bool
+bloom_shape_autosized(double ndistinct, BloomShape *s, char *errbuf)
+{
+	const double k = BLOOM_AUTO_NHASHES;
+	/* bits per value at which (1 - e^(-k n/m))^k equals the target rate */
+	double		bits_per_value = -k / log1p(-pow(BLOOM_AUTO_FPP, 1.0 / k));
+	double		words;
+	uint64_t	nwords = 1;
+
+	if (isnan(ndistinct) || ndistinct < 0)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "number of distinct values must not be negative, not %g", ndistinct);
+		return false;
+	}
+	words = ceil(ceil(ndistinct * bits_per_value) / 64.0);
+	while ((double) nwords < words && nwords <= BLOOM_MAX_WORDS / 2)
+		nwords *= 2;
+	if ((double) nwords < words)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "a filter for %.15g distinct values at false-positive probability %g needs more than the largest power-of-two size that fits in 1 GB (%llu bits)",
+				 ndistinct, BLOOM_AUTO_FPP, (unsigned long long) nwords * 64);
+		return false;
+	}
+	memset(s, 0, sizeof(*s));
+	s->layout = BLOOM_LAYOUT_CLASSIC;
+	s->nbits = nwords * 64;
+	s->nhashes = BLOOM_AUTO_NHASHES;
+	return true;
+}
+
 void
 bloom_init(BloomFilter *f, const BloomShape *s)
 {
@@ -311,11 +343,103 @@ bloom_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
 	bloom_get_shape(b, &sb);
 	if (shapes_equal(&sa, &sb) && a->hash_scheme == b->hash_scheme)
 		return true;
+	if (bloom_foldable(a, b))
+		return true;
 	bloom_shape_describe(&sa, da, sizeof(da));
 	bloom_shape_describe(&sb, db, sizeof(db));
 	snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 			 "first filter is (%s), second is (%s)", da, db);
 	return false;
+}
+
+/*
+ * Gathers bits 0, 2, 4, ..., 62 of x into the low 32 bits (the classic
+ * "compress" by masks and shifts, one halving step at a time).
+ */
+static inline uint64_t
+compress_even_bits(uint64_t x)
+{
+	x &= UINT64_C(0x5555555555555555);
+	x = (x | (x >> 1)) & UINT64_C(0x3333333333333333);
+	x = (x | (x >> 2)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	x = (x | (x >> 4)) & UINT64_C(0x00ff00ff00ff00ff);
+	x = (x | (x >> 8)) & UINT64_C(0x0000ffff0000ffff);
+	x = (x | (x >> 16)) & UINT64_C(0x00000000ffffffff);
+	return x;
+}
+
+/* OR of each run of f bits of w (f a power of two <= 64), 64/f bits. */
+static inline uint64_t
+fold_bits_of_word(uint64_t w, uint64_t f)
+{
+	for (uint64_t step = 1; step < f; step <<= 1)
+		w = compress_even_bits(w | (w >> 1));
+	return w;
+}
+
+/*
+ * Word i of src folded by f (a power of two): its 64 bits come from src
+ * words i*f .. i*f+f-1, each output bit the OR of f adjacent input bits.
+ */
+static uint64_t
+folded_word(const uint64_t *src, uint64_t i, uint64_t f)
+{
+	const uint64_t *p = src + i * f;
+	uint64_t	out = 0;
+
+	if (f == 1)
+		return p[0];
+	if (f < 64)
+	{
+		uint64_t	per_word = 64 / f;
+
+		for (uint64_t q = 0; q < f; q++)
+			out |= fold_bits_of_word(p[q], f) << (q * per_word);
+	}
+	else
+	{
+		uint64_t	words_per_bit = f / 64;
+
+		for (unsigned b = 0; b < 64; b++)
+		{
+			uint64_t	any = 0;
+
+			for (uint64_t j = 0; j < words_per_bit; j++)
+				any |= p[b * words_per_bit + j];
+			out |= (uint64_t) (any != 0) << b;
+		}
+	}
+	return out;
+}
+
+static inline bool
+is_power_of_two(uint64_t x)
+{
+	return x != 0 && (x & (x - 1)) == 0;
+}
+
+bool
+bloom_foldable(const BloomFilter *a, const BloomFilter *b)
+{
+	return (a->flags & b->flags & BLOOM_FLAG_AUTOSIZED) != 0 &&
+		a->layout == BLOOM_LAYOUT_CLASSIC && b->layout == BLOOM_LAYOUT_CLASSIC &&
+		a->hash_scheme == b->hash_scheme &&
+		a->nhashes == b->nhashes && a->seed == b->seed &&
+		a->rows == 0 && b->rows == 0 && a->locators == 0 && b->locators == 0 &&
+		a->nbits % 64 == 0 && b->nbits % 64 == 0 &&
+		is_power_of_two(a->nbits / 64) && is_power_of_two(b->nbits / 64);
+}
+
+void
+bloom_fold(const BloomFilter *src, BloomFilter *dst)
+{
+	uint64_t	n = bloom_nwords(dst);
+	uint64_t	f = bloom_nwords(src) / n;
+
+	for (uint64_t i = 0; i < n; i++)
+		dst->words[i] = folded_word(src->words, i, f);
+	dst->inserted = src->inserted;
+	dst->flags = src->flags;
 }
 
 static uint64_t
@@ -329,9 +453,20 @@ bloom_union_into(BloomFilter *dst, const BloomFilter *src)
 {
 	uint64_t	n = bloom_nwords(dst);
 
-	for (uint64_t i = 0; i < n; i++)
-		dst->words[i] |= src->words[i];
+	if (src->nbits == dst->nbits)
+	{
+		for (uint64_t i = 0; i < n; i++)
+			dst->words[i] |= src->words[i];
+	}
+	else
+	{
+		uint64_t	f = bloom_nwords(src) / n;
+
+		for (uint64_t i = 0; i < n; i++)
+			dst->words[i] |= folded_word(src->words, i, f);
+	}
 	dst->inserted = add_saturating(dst->inserted, src->inserted);
+	dst->flags &= src->flags;
 }
 
 void
@@ -339,11 +474,22 @@ bloom_intersect_into(BloomFilter *dst, const BloomFilter *src)
 {
 	uint64_t	n = bloom_nwords(dst);
 
-	for (uint64_t i = 0; i < n; i++)
-		dst->words[i] &= src->words[i];
+	if (src->nbits == dst->nbits)
+	{
+		for (uint64_t i = 0; i < n; i++)
+			dst->words[i] &= src->words[i];
+	}
+	else
+	{
+		uint64_t	f = bloom_nwords(src) / n;
+
+		for (uint64_t i = 0; i < n; i++)
+			dst->words[i] &= folded_word(src->words, i, f);
+	}
 	/* at most the smaller of the two sets survives */
 	if (src->inserted < dst->inserted)
 		dst->inserted = src->inserted;
+	dst->flags &= src->flags;
 }
 
 bool

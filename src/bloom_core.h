@@ -129,6 +129,22 @@ extern bool bloom_shape_check(const BloomShape *shape, char *errbuf);
 extern bool bloom_shape_for(double capacity, double fpp, int layout,
 							BloomShape *shape, char *errbuf);
 
+/*
+ * Auto-sized filters (bloom_agg without a capacity): classic layout, the
+ * number of hash functions fixed by the target rate alone, and a power-of-two
+ * number of 64-bit words, so any two of them have sizes that divide each
+ * other and the larger folds onto the smaller (bloom_fold).
+ */
+#define BLOOM_AUTO_FPP			0.01
+#define BLOOM_AUTO_NHASHES		7	/* round(-log2(0.01)) */
+
+/*
+ * Shape of the auto-sized filter for ndistinct values (0 allowed: the
+ * smallest, one-word filter): the fewest power-of-two words whose expected
+ * rate with BLOOM_AUTO_NHASHES hashes is at most BLOOM_AUTO_FPP.
+ */
+extern bool bloom_shape_autosized(double ndistinct, BloomShape *shape, char *errbuf);
+
 /* Writes the header of an empty filter of this shape; words must be zeroed. */
 extern void bloom_init(BloomFilter *f, const BloomShape *shape);
 
@@ -158,9 +174,29 @@ extern bool bloom_query(const BloomFilter *f, BloomHash h);
  */
 extern bool bloom_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf);
 
-/* dst |= src, dst &= src (shapes must be compatible). */
+/*
+ * dst |= src, dst &= src.  The shapes must be compatible, and dst must not
+ * have more bits than src: when src has more (two auto-sized filters of
+ * different sizes), src is folded onto dst's size on the fly.  The result
+ * keeps BLOOM_FLAG_AUTOSIZED only if both had it.
+ */
 extern void bloom_union_into(BloomFilter *dst, const BloomFilter *src);
 extern void bloom_intersect_into(BloomFilter *dst, const BloomFilter *src);
+
+/*
+ * True if filters of a's and b's shapes fold onto a common size: both
+ * auto-sized, classic, with the same hash functions and seed, and
+ * power-of-two word counts.  Shapes that are equal need no folding.
+ */
+extern bool bloom_foldable(const BloomFilter *a, const BloomFilter *b);
+
+/*
+ * Folds src onto dst, which has src's header but fewer bits (nbits divides
+ * src's nbits; dst's words must be zeroed): bit j of dst becomes the OR of
+ * the f = src/dst adjacent bits j*f .. j*f+f-1 of src.  For the classic
+ * layout that is exactly the filter of dst's size holding the same values.
+ */
+extern void bloom_fold(const BloomFilter *src, BloomFilter *dst);
 
 /* Identical shape and bits (insert counts are not compared). */
 extern bool bloom_equal(const BloomFilter *a, const BloomFilter *b);

@@ -1,0 +1,150 @@
+-- bloomfilter: aggregates.  bloom_agg (sized to the data, or of a fixed
+-- shape), bloom_union_agg and bloom_intersect_agg, all parallel: their
+-- transition states are internal, mutated in place, with combine, serial
+-- and deserial functions.  See doc/aggregates.md.
+
+-- Support functions (internal state: not callable from plain SQL).
+CREATE FUNCTION @extschema@.bloom_agg_trans(internal, anyelement)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_trans(internal, anyelement, bigint, float8)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_agg_fixed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_trans(internal, anyelement, bigint, float8, text)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_agg_fixed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_final(internal)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_fixed_final(internal)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_agg_fixed_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_combine(internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_agg_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_serialize(internal)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME', 'bloom_agg_serialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_deserialize(bytea, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_agg_deserialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.bloom_agg_trans(internal, anyelement) IS
+	'transition function of bloom_agg(value): collects distinct hashes';
+COMMENT ON FUNCTION @extschema@.bloom_agg_trans(internal, anyelement, bigint, float8) IS
+	'transition function of bloom_agg(value, capacity, fpp): adds to the filter in place';
+COMMENT ON FUNCTION @extschema@.bloom_agg_trans(internal, anyelement, bigint, float8, text) IS
+	'transition function of bloom_agg(value, capacity, fpp, layout): adds to the filter in place';
+COMMENT ON FUNCTION @extschema@.bloom_agg_final(internal) IS
+	'final function of bloom_agg(value): sizes the filter for the distinct count';
+COMMENT ON FUNCTION @extschema@.bloom_agg_fixed_final(internal) IS
+	'final function of the fixed-shape bloom_agg forms';
+COMMENT ON FUNCTION @extschema@.bloom_agg_combine(internal, internal) IS
+	'combine function of bloom_agg (parallel aggregation)';
+COMMENT ON FUNCTION @extschema@.bloom_agg_serialize(internal) IS
+	'serial function of bloom_agg (parallel aggregation)';
+COMMENT ON FUNCTION @extschema@.bloom_agg_deserialize(bytea, internal) IS
+	'deserial function of bloom_agg (parallel aggregation)';
+
+CREATE AGGREGATE @extschema@.bloom_agg(value anyelement) (
+	SFUNC = @extschema@.bloom_agg_trans,
+	STYPE = internal,
+	SSPACE = 256,
+	FINALFUNC = @extschema@.bloom_agg_final,
+	COMBINEFUNC = @extschema@.bloom_agg_combine,
+	SERIALFUNC = @extschema@.bloom_agg_serialize,
+	DESERIALFUNC = @extschema@.bloom_agg_deserialize,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.bloom_agg(anyelement) IS
+	'filter of all non-null values, sized to their distinct count for a false-positive probability of at most 0.01';
+
+CREATE AGGREGATE @extschema@.bloom_agg(value anyelement, capacity bigint, fpp float8) (
+	SFUNC = @extschema@.bloom_agg_trans,
+	STYPE = internal,
+	SSPACE = 1024,
+	FINALFUNC = @extschema@.bloom_agg_fixed_final,
+	COMBINEFUNC = @extschema@.bloom_agg_combine,
+	SERIALFUNC = @extschema@.bloom_agg_serialize,
+	DESERIALFUNC = @extschema@.bloom_agg_deserialize,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.bloom_agg(anyelement, bigint, float8) IS
+	'filter of all non-null values with the shape of bloom_empty(capacity, fpp)';
+
+CREATE AGGREGATE @extschema@.bloom_agg(value anyelement, capacity bigint, fpp float8, layout text) (
+	SFUNC = @extschema@.bloom_agg_trans,
+	STYPE = internal,
+	SSPACE = 1024,
+	FINALFUNC = @extschema@.bloom_agg_fixed_final,
+	COMBINEFUNC = @extschema@.bloom_agg_combine,
+	SERIALFUNC = @extschema@.bloom_agg_serialize,
+	DESERIALFUNC = @extschema@.bloom_agg_deserialize,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.bloom_agg(anyelement, bigint, float8, text) IS
+	'filter of all non-null values with the shape of bloom_empty(capacity, fpp, layout)';
+
+-- Set-operation aggregates.
+CREATE FUNCTION @extschema@.bloom_union_agg_trans(internal, @extschema@.bloom)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_union_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_intersect_agg_trans(internal, @extschema@.bloom)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_intersect_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_union_agg_combine(internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_union_agg_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_intersect_agg_combine(internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_intersect_agg_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_setop_agg_final(internal)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_setop_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_setop_agg_serialize(internal)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME', 'bloom_setop_agg_serialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_setop_agg_deserialize(bytea, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_setop_agg_deserialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.bloom_union_agg_trans(internal, @extschema@.bloom) IS
+	'transition function of bloom_union_agg: ORs in place';
+COMMENT ON FUNCTION @extschema@.bloom_intersect_agg_trans(internal, @extschema@.bloom) IS
+	'transition function of bloom_intersect_agg: ANDs in place';
+COMMENT ON FUNCTION @extschema@.bloom_union_agg_combine(internal, internal) IS
+	'combine function of bloom_union_agg (parallel aggregation)';
+COMMENT ON FUNCTION @extschema@.bloom_intersect_agg_combine(internal, internal) IS
+	'combine function of bloom_intersect_agg (parallel aggregation)';
+COMMENT ON FUNCTION @extschema@.bloom_setop_agg_final(internal) IS
+	'final function of bloom_union_agg and bloom_intersect_agg';
+COMMENT ON FUNCTION @extschema@.bloom_setop_agg_serialize(internal) IS
+	'serial function of bloom_union_agg and bloom_intersect_agg';
+COMMENT ON FUNCTION @extschema@.bloom_setop_agg_deserialize(bytea, internal) IS
+	'deserial function of bloom_union_agg and bloom_intersect_agg';
+
+CREATE AGGREGATE @extschema@.bloom_union_agg(f @extschema@.bloom) (
+	SFUNC = @extschema@.bloom_union_agg_trans,
+	STYPE = internal,
+	SSPACE = 1024,
+	FINALFUNC = @extschema@.bloom_setop_agg_final,
+	COMBINEFUNC = @extschema@.bloom_union_agg_combine,
+	SERIALFUNC = @extschema@.bloom_setop_agg_serialize,
+	DESERIALFUNC = @extschema@.bloom_setop_agg_deserialize,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.bloom_union_agg(@extschema@.bloom) IS
+	'OR of all non-null filters (auto-sized filters of different sizes fold to the smallest)';
+
+CREATE AGGREGATE @extschema@.bloom_intersect_agg(f @extschema@.bloom) (
+	SFUNC = @extschema@.bloom_intersect_agg_trans,
+	STYPE = internal,
+	SSPACE = 1024,
+	FINALFUNC = @extschema@.bloom_setop_agg_final,
+	COMBINEFUNC = @extschema@.bloom_intersect_agg_combine,
+	SERIALFUNC = @extschema@.bloom_setop_agg_serialize,
+	DESERIALFUNC = @extschema@.bloom_setop_agg_deserialize,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.bloom_intersect_agg(@extschema@.bloom) IS
+	'AND of all non-null filters (auto-sized filters of different sizes fold to the smallest)';

@@ -1,0 +1,601 @@
+/*
+ * hash_collector.c
+ *	  Distinct fixed-width records in bounded memory, spilling sorted runs to
+ *	  temporary files: see hash_collector.h.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "hash_collector.h"
+
+/* Records in a new collector's buffer: small, since GROUP BY may make many. */
+#define HC_INITIAL_BYTES	64
+
+/* Smallest buffer the memory limit may impose, in records. */
+#define HC_MIN_CAPACITY		1024
+
+/* Runs kept before they are merged into one (bounds the merge's memory). */
+#define HC_MAX_RUNS			64
+
+/* Bytes read at a time from a run during a merge. */
+#define HC_READ_BYTES		8192
+
+/* Magic word of the serialized form. */
+#define HC_SERIAL_MAGIC		0x48435331	/* "HCS1" */
+
+static void hc_spill_buffer(HashCollector *hc);
+static void hc_compact_runs(HashCollector *hc);
+
+Size
+hc_work_mem_limit(void)
+{
+	return (Size) work_mem * 1024;
+}
+
+static inline Size
+record_bytes(const HashCollector *hc)
+{
+	return sizeof(uint64) * hc->width;
+}
+
+HashCollector *
+hc_create(MemoryContext cxt, int width, Size mem_limit, FunctionCallInfo fcinfo)
+{
+	HashCollector *hc;
+
+	if (width < 1 || width > HC_MAX_WIDTH)
+		elog(ERROR, "hash collector record width %d out of range 1..%d", width, HC_MAX_WIDTH);
+
+	hc = MemoryContextAllocZero(cxt, sizeof(HashCollector));
+	hc->cxt = cxt;
+	hc->width = width;
+	hc->fcinfo = fcinfo;
+	hc->max_capacity = Max(mem_limit / (sizeof(uint64) * width), HC_MIN_CAPACITY);
+	/* keep one allocation below MaxAllocSize */
+	hc->max_capacity = Min(hc->max_capacity, MaxAllocSize / (sizeof(uint64) * width));
+	hc->capacity = Max(HC_INITIAL_BYTES / (sizeof(uint64) * width), 1);
+	hc->buf = MemoryContextAlloc(cxt, hc->capacity * sizeof(uint64) * width);
+	hc->cached_count = -1;
+	return hc;
+}
+
+/* ---------------------------------------------------------------------
+ * Growing and spilling
+ * --------------------------------------------------------------------- */
+
+static inline void
+sort_buffer(HashCollector *hc)
+{
+	hc->nbuf = hc_sort_unique(hc->buf, hc->nsorted, hc->nbuf, hc->width);
+	hc->nsorted = hc->nbuf;
+}
+
+void
+hc_make_room(HashCollector *hc)
+{
+	sort_buffer(hc);
+	hc->generation++;
+	/* at least half free: deduplication made enough room */
+	if (hc->nbuf <= hc->capacity / 2)
+		return;
+	if (hc->capacity < hc->max_capacity)
+	{
+		Size		newcap = Min(hc->capacity * 2, hc->max_capacity);
+
+		hc->buf = repalloc(hc->buf, newcap * record_bytes(hc));
+		hc->capacity = newcap;
+		return;
+	}
+	hc_spill_buffer(hc);
+}
+
+/* Closes the temporary files at executor shutdown (not called on abort). */
+static void
+hc_shutdown_callback(Datum arg)
+{
+	HashCollector *hc = (HashCollector *) DatumGetPointer(arg);
+
+	for (int i = 0; i < hc->nfiles; i++)
+		BufFileClose(hc->files[i]);
+	hc->nfiles = 0;
+	hc->nruns = 0;
+	hc->spill = NULL;
+}
+
+static void
+register_cleanup(HashCollector *hc)
+{
+	if (hc->cleanup_registered || hc->fcinfo == NULL)
+		return;
+	AggRegisterCallback(hc->fcinfo, hc_shutdown_callback, PointerGetDatum(hc));
+	hc->cleanup_registered = true;
+}
+
+static void
+remember_file(HashCollector *hc, BufFile *file)
+{
+	if (hc->nfiles == hc->maxfiles)
+	{
+		int			newmax = Max(hc->maxfiles * 2, 4);
+
+		hc->files = hc->files
+			? repalloc(hc->files, newmax * sizeof(BufFile *))
+			: MemoryContextAlloc(hc->cxt, newmax * sizeof(BufFile *));
+		hc->maxfiles = newmax;
+	}
+	hc->files[hc->nfiles++] = file;
+}
+
+static void
+remember_run(HashCollector *hc, const HcRun *run)
+{
+	if (hc->nruns == hc->maxruns)
+	{
+		int			newmax = Max(hc->maxruns * 2, 8);
+
+		hc->runs = hc->runs
+			? repalloc(hc->runs, newmax * sizeof(HcRun))
+			: MemoryContextAlloc(hc->cxt, newmax * sizeof(HcRun));
+		hc->maxruns = newmax;
+	}
+	hc->runs[hc->nruns++] = *run;
+}
+
+/* A fresh temporary file for new runs, closed at executor shutdown. */
+static void
+open_spill_file(HashCollector *hc)
+{
+	MemoryContext old = MemoryContextSwitchTo(hc->cxt);
+
+	register_cleanup(hc);
+	hc->spill = BufFileCreateTemp(false);
+	MemoryContextSwitchTo(old);
+	remember_file(hc, hc->spill);
+	hc->spill_end_fileno = 0;
+	hc->spill_end_offset = 0;
+}
+
+/* Starts a run at the end of the spill file; returns its descriptor. */
+static HcRun
+begin_run(HashCollector *hc)
+{
+	HcRun		run;
+
+	if (hc->spill == NULL)
+		open_spill_file(hc);
+	if (BufFileSeek(hc->spill, hc->spill_end_fileno, hc->spill_end_offset, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not seek in hash collector temporary file")));
+	run.file = hc->spill;
+	run.fileno = hc->spill_end_fileno;
+	run.offset = hc->spill_end_offset;
+	run.nrecs = 0;
+	return run;
+}
+
+static void
+write_to_run(HashCollector *hc, HcRun *run, const uint64 *recs, Size n)
+{
+	BufFileWrite(hc->spill, (void *) recs, n * record_bytes(hc));
+	run->nrecs += n;
+}
+
+static void
+end_run(HashCollector *hc, HcRun *run)
+{
+	BufFileTell(hc->spill, &hc->spill_end_fileno, &hc->spill_end_offset);
+	if (run->nrecs > 0)
+		remember_run(hc, run);
+}
+
+/* Writes the (sorted, distinct) buffer as a run and empties it. */
+static void
+hc_spill_buffer(HashCollector *hc)
+{
+	HcRun		run;
+
+	if (hc->nruns >= HC_MAX_RUNS)
+		hc_compact_runs(hc);
+	run = begin_run(hc);
+	write_to_run(hc, &run, hc->buf, hc->nbuf);
+	end_run(hc, &run);
+	hc->nbuf = 0;
+	hc->nsorted = 0;
+	hc->generation++;
+}
+
+/* ---------------------------------------------------------------------
+ * Merging the buffer and the runs
+ * --------------------------------------------------------------------- */
+
+/* A reader of one sorted source: a run in a file or the sorted buffer. */
+typedef struct RunCursor
+{
+	BufFile    *file;			/* NULL for the in-memory buffer */
+	int			fileno;
+	off_t		offset;			/* next unread byte of the run */
+	uint64		remaining;		/* records not yet read into block */
+	uint64	   *block;			/* records read, or the buffer itself */
+	Size		nblock;
+	Size		pos;
+} RunCursor;
+
+static const uint64 *
+cursor_current(const HashCollector *hc, const RunCursor *c)
+{
+	return c->pos < c->nblock ? c->block + c->pos * hc->width : NULL;
+}
+
+static void
+cursor_refill(const HashCollector *hc, RunCursor *c)
+{
+	Size		rb = record_bytes(hc);
+	Size		n = Min((uint64) (HC_READ_BYTES / rb), c->remaining);
+	size_t		got;
+
+	c->pos = 0;
+	c->nblock = 0;
+	if (n == 0)
+		return;
+	if (BufFileSeek(c->file, c->fileno, c->offset, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not seek in hash collector temporary file")));
+	got = BufFileRead(c->file, c->block, n * rb);
+	if (got != n * rb)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read hash collector temporary file: read only %zu of %zu bytes",
+						got, n * rb)));
+	c->offset += n * rb;
+	c->remaining -= n;
+	c->nblock = n;
+}
+
+/* Moves a cursor to its next record; false when it is exhausted. */
+static inline bool
+cursor_advance(const HashCollector *hc, RunCursor *c)
+{
+	if (++c->pos < c->nblock)
+		return true;
+	if (c->file == NULL)
+		return false;
+	cursor_refill(hc, c);
+	return c->nblock > 0;
+}
+
+/*
+ * Merges the runs (and the buffer, if with_buffer) and calls visit once per
+ * distinct record.  Works in a temporary context, so repeated calls leak
+ * nothing into the aggregate's memory.
+ */
+static void
+merge_sources(HashCollector *hc, bool with_buffer, hc_visit_fn visit, void *arg)
+{
+	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "hash collector merge",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(tmp);
+	int			nsources = hc->nruns + (with_buffer ? 1 : 0);
+	RunCursor  *cursors = palloc0(sizeof(RunCursor) * Max(nsources, 1));
+	HcMergeHeap heap;
+	uint64		last[HC_MAX_WIDTH];
+	bool		have_last = false;
+	int			width = hc->width;
+
+	heap.width = width;
+	heap.n = 0;
+	heap.heap = palloc(sizeof(int) * Max(nsources, 1));
+	heap.cur = palloc(sizeof(uint64 *) * Max(nsources, 1));
+
+	for (int i = 0; i < nsources; i++)
+	{
+		RunCursor  *c = &cursors[i];
+
+		if (i < hc->nruns)
+		{
+			c->file = hc->runs[i].file;
+			c->fileno = hc->runs[i].fileno;
+			c->offset = hc->runs[i].offset;
+			c->remaining = hc->runs[i].nrecs;
+			c->block = palloc(HC_READ_BYTES);
+			cursor_refill(hc, c);
+		}
+		else
+		{
+			sort_buffer(hc);
+			c->block = hc->buf;
+			c->nblock = hc->nbuf;
+		}
+		heap.cur[i] = cursor_current(hc, c);
+		if (heap.cur[i] != NULL)
+			heap.heap[heap.n++] = i;
+	}
+	hc_heap_build(&heap);
+
+	while (heap.n > 0)
+	{
+		int			top = hc_heap_top(&heap);
+		RunCursor  *c = &cursors[top];
+		const uint64 *rec = heap.cur[top];
+
+		if (!have_last || hc_record_cmp(rec, last, width) != 0)
+		{
+			memcpy(last, rec, sizeof(uint64) * width);
+			have_last = true;
+			visit(last, arg);
+		}
+		heap.cur[top] = cursor_advance(hc, c) ? cursor_current(hc, c) : NULL;
+		hc_heap_top_advanced(&heap);
+		CHECK_FOR_INTERRUPTS();
+	}
+
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(tmp);
+}
+
+/* Writes merged records to a run, buffering them. */
+typedef struct RunWriter
+{
+	HashCollector *hc;
+	HcRun		run;
+	uint64	   *pending;
+	Size		npending;
+	Size		maxpending;
+} RunWriter;
+
+static void
+run_writer_visit(const uint64 *rec, void *arg)
+{
+	RunWriter  *w = (RunWriter *) arg;
+
+	memcpy(w->pending + w->npending * w->hc->width, rec, record_bytes(w->hc));
+	if (++w->npending == w->maxpending)
+	{
+		write_to_run(w->hc, &w->run, w->pending, w->npending);
+		w->npending = 0;
+	}
+}
+
+/* Merges every run into one, in a new file; closes the old files. */
+static void
+hc_compact_runs(HashCollector *hc)
+{
+	BufFile   **old_files = hc->files;
+	int			old_nfiles = hc->nfiles;
+	RunWriter	w;
+
+	/* the new file is not among the old ones */
+	hc->files = NULL;
+	hc->nfiles = 0;
+	hc->maxfiles = 0;
+	open_spill_file(hc);
+
+	w.hc = hc;
+	w.run = begin_run(hc);
+	w.maxpending = Max(HC_READ_BYTES / record_bytes(hc), 1);
+	w.pending = MemoryContextAlloc(hc->cxt, w.maxpending * record_bytes(hc));
+	w.npending = 0;
+	merge_sources(hc, false, run_writer_visit, &w);
+	if (w.npending > 0)
+		write_to_run(hc, &w.run, w.pending, w.npending);
+	pfree(w.pending);
+
+	hc->nruns = 0;
+	end_run(hc, &w.run);
+	for (int i = 0; i < old_nfiles; i++)
+		BufFileClose(old_files[i]);
+	if (old_files)
+		pfree(old_files);
+	hc->generation++;
+}
+
+/* ---------------------------------------------------------------------
+ * Counting, iterating, merging
+ * --------------------------------------------------------------------- */
+
+static void
+count_visit(const uint64 *rec, void *arg)
+{
+	(*(uint64 *) arg)++;
+}
+
+uint64
+hc_count(HashCollector *hc)
+{
+	uint64		count = 0;
+
+	if (hc->cached_count >= 0 && hc->count_generation == hc->generation &&
+		hc->count_nbuf == hc->nbuf)
+		return (uint64) hc->cached_count;
+
+	if (hc->nruns == 0)
+	{
+		sort_buffer(hc);
+		count = hc->nbuf;
+	}
+	else
+		merge_sources(hc, true, count_visit, &count);
+	hc->cached_count = (int64) count;
+	hc->count_generation = hc->generation;
+	hc->count_nbuf = hc->nbuf;
+	return count;
+}
+
+void
+hc_iterate(HashCollector *hc, hc_visit_fn visit, void *arg)
+{
+	if (hc->nruns == 0)
+	{
+		sort_buffer(hc);
+		for (Size i = 0; i < hc->nbuf; i++)
+			visit(hc->buf + i * hc->width, arg);
+	}
+	else
+		merge_sources(hc, true, visit, arg);
+}
+
+void
+hc_merge(HashCollector *dst, HashCollector *src)
+{
+	if (dst->width != src->width)
+		elog(ERROR, "cannot merge hash collectors of record widths %d and %d",
+			 dst->width, src->width);
+
+	/* the runs move with their files; dst then closes them */
+	if (src->nruns > 0)
+	{
+		register_cleanup(dst);
+		for (int i = 0; i < src->nruns; i++)
+			remember_run(dst, &src->runs[i]);
+		for (int i = 0; i < src->nfiles; i++)
+			remember_file(dst, src->files[i]);
+		src->nruns = 0;
+		src->nfiles = 0;
+		src->spill = NULL;
+		if (dst->nruns > HC_MAX_RUNS)
+			hc_compact_runs(dst);
+	}
+	for (Size i = 0; i < src->nbuf; i++)
+		hc_add(dst, src->buf + i * src->width);
+	src->nbuf = 0;
+	src->nsorted = 0;
+	src->generation++;
+	dst->generation++;
+}
+
+/* ---------------------------------------------------------------------
+ * Serialization
+ * --------------------------------------------------------------------- */
+
+typedef struct SerialHeader
+{
+	uint32		magic;
+	uint32		width;
+	uint64		count;
+} SerialHeader;
+
+typedef struct SerialWriter
+{
+	char	   *out;
+	Size		bytes;
+} SerialWriter;
+
+static void
+serial_visit(const uint64 *rec, void *arg)
+{
+	SerialWriter *w = (SerialWriter *) arg;
+
+	memcpy(w->out, rec, w->bytes);
+	w->out += w->bytes;
+}
+
+void
+hc_serialize(HashCollector *hc, StringInfo buf)
+{
+	SerialHeader hdr;
+	uint64		count = hc_count(hc);
+	Size		rb = record_bytes(hc);
+	SerialWriter w;
+
+	/* checked before multiplying: count * rb must stay below 1 GB */
+	if (count > (MaxAllocSize - sizeof(SerialHeader) - (Size) buf->len - 1) / rb)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("partial aggregate state of " UINT64_FORMAT " distinct values exceeds 1 GB",
+						count),
+				 errhint("Disable parallel aggregation for this query (max_parallel_workers_per_gather = 0) or give a capacity.")));
+
+	hdr.magic = HC_SERIAL_MAGIC;
+	hdr.width = (uint32) hc->width;
+	hdr.count = count;
+	appendBinaryStringInfo(buf, (const char *) &hdr, sizeof(hdr));
+	enlargeStringInfo(buf, (int) (count * rb));
+	w.out = buf->data + buf->len;
+	w.bytes = rb;
+	hc_iterate(hc, serial_visit, &w);
+	buf->len += (int) (count * rb);
+	buf->data[buf->len] = '\0';
+}
+
+static void
+corrupted_state(const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("invalid serialized hash collector state"),
+			 errdetail("%s", detail)));
+}
+
+HashCollector *
+hc_deserialize(StringInfo buf, MemoryContext cxt, Size mem_limit, FunctionCallInfo fcinfo)
+{
+	SerialHeader hdr;
+	Size		available = buf->len - buf->cursor;
+	HashCollector *hc;
+	const uint64 *recs;
+	Size		rb;
+	Size		bytes;
+
+	if (available < sizeof(hdr))
+		corrupted_state("too short for its header");
+	memcpy(&hdr, buf->data + buf->cursor, sizeof(hdr));
+	if (hdr.magic != HC_SERIAL_MAGIC || hdr.width < 1 || hdr.width > HC_MAX_WIDTH)
+		corrupted_state("bad header");
+	rb = sizeof(uint64) * hdr.width;
+	if (hdr.count > (available - sizeof(hdr)) / rb)
+		corrupted_state("record count exceeds the data");
+	bytes = hdr.count * rb;
+	/* the data follow a 16-byte header in a palloc'd buffer: aligned */
+	recs = (const uint64 *) (buf->data + buf->cursor + sizeof(hdr));
+	for (uint64 i = 1; i < hdr.count; i++)
+		if (hc_record_cmp(recs + (i - 1) * hdr.width, recs + i * hdr.width, hdr.width) >= 0)
+			corrupted_state("records are not sorted and distinct");
+
+	hc = hc_create(cxt, (int) hdr.width, mem_limit, fcinfo);
+	if (hdr.count <= hc->max_capacity)
+	{
+		Size		cap = Max(hdr.count, hc->capacity);
+
+		if (cap > hc->capacity)
+		{
+			hc->buf = repalloc(hc->buf, cap * rb);
+			hc->capacity = cap;
+		}
+		memcpy(hc->buf, recs, bytes);
+		hc->nbuf = hc->nsorted = hdr.count;
+	}
+	else
+	{
+		HcRun		run = begin_run(hc);
+
+		write_to_run(hc, &run, recs, hdr.count);
+		end_run(hc, &run);
+	}
+	buf->cursor += sizeof(hdr) + bytes;
+	return hc;
+}
+
+void
+hc_free(HashCollector *hc)
+{
+	for (int i = 0; i < hc->nfiles; i++)
+		BufFileClose(hc->files[i]);
+	hc->nfiles = 0;
+	hc->nruns = 0;
+	hc->spill = NULL;
+	if (hc->files)
+		pfree(hc->files);
+	if (hc->runs)
+		pfree(hc->runs);
+	pfree(hc->buf);
+	hc->files = NULL;
+	hc->runs = NULL;
+	hc->buf = NULL;
+	hc->nbuf = hc->capacity = 0;
+	/* a registered shutdown callback still points here: keep the struct */
+	if (!hc->cleanup_registered)
+		pfree(hc);
+}
