@@ -77,19 +77,23 @@ CREATE TABLE rebuilt (day date PRIMARY KEY, filter bloom NOT NULL);
 SELECT bloom_summary_refresh('rebuilt', 'events', 'day', 'user_id', 5000, 0.01) AS days_rebuilt;
 SELECT s.day, s.filter = r.filter AS same_bits, bloom_contains(s.filter, 1001) AS has_1001
 FROM events_summary s JOIN rebuilt r USING (day) ORDER BY s.day;
+-- One filter per partition (here the same as per day): what a rebuild gives.
+SELECT p.partition, p.filter = r.filter AS same_as_rebuilt
+FROM bloom_partition_filters('events', 'user_id', 5000, 0.01) p
+JOIN rebuilt r ON r.day = date '2024-01-01' + right(p.partition::text, 1)::int - 1
+ORDER BY 1;
+
 UPDATE rebuilt SET filter = bloom_add(filter, 1001::bigint) WHERE day = '2024-01-01';
 SELECT bool_and(s.filter = r.filter) AS same_after_adding_the_departed_key
 FROM events_summary s JOIN rebuilt r USING (day);
 
--- Roll-up: one filter for the whole table.
-SELECT bloom_union_agg(filter) = (SELECT bloom_agg(user_id, 5000, 0.01) FROM events) AS rollup_is_whole_table
+-- Roll-up: one filter for the whole table (plus the departed key).
+SELECT bloom_union_agg(filter)
+       = bloom_add((SELECT bloom_agg(user_id, 5000, 0.01) FROM events), 1001::bigint) AS rollup_is_whole_table
 FROM events_summary;
-
--- One filter per partition (here the same as per day).
-SELECT p.partition, p.filter = s.filter AS same_as_summary
-FROM bloom_partition_filters('events', 'user_id', 5000, 0.01) p
-JOIN events_summary s ON s.day = date '2024-01-01' + right(p.partition::text, 1)::int - 1
-ORDER BY 1;
+SELECT bloom_contains(bloom_union_agg(filter), 3500) AS rollup_has_3500,
+       bloom_contains(bloom_union_agg(filter), 777777) AS rollup_has_777777
+FROM events_summary;
 
 -- Misuse is refused.
 INSERT INTO events VALUES (NULL, 1, 'no day');	-- not routed: no partition

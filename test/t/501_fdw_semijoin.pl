@@ -87,6 +87,16 @@ is(rows_of("SELECT count(*) FROM remote_orders WHERE $exact AND id NOT IN ($pref
 is(rows_of("SELECT count(*) FROM ($prefilter) p JOIN remote_orders o USING (id) WHERE o.$exact"),
 	$exact_count, 'prefilter plus the exact predicate is exactly the semijoin');
 
+# The usual form: the filter from bloom_agg, sized to the selection.
+my $agg_prefilter = q{SELECT id FROM remote_orders o WHERE bloom_contains((SELECT bloom_agg(id) FROM customers WHERE region = 'EU'), o.customer_id)};
+like(remote_sql($agg_prefilter),
+	qr/WHERE \(public\.bloom_contains\(\$1::public\.bloom, customer_id\)\)/,
+	'bloom_agg filter: the probe is in the Remote SQL');
+is(rows_of("SELECT count(*) FROM ($agg_prefilter) p JOIN remote_orders o USING (id) WHERE o.$exact"),
+	$exact_count, 'bloom_agg filter: prefilter plus exact predicate is the semijoin');
+cmp_ok(rows_of("SELECT count(*) FROM ($agg_prefilter) p"), '<', $exact_count * 1.1 + 50,
+	'bloom_agg filter: few false positives');
+
 # 2. The filter as a literal (a constant folded at plan time).
 my $literal_ids = rows_of("SELECT string_agg(id::text, ',') FROM customers WHERE region = 'EU'");
 my $literal = "SELECT id FROM remote_orders o WHERE bloom_contains(bloom_add_all(bloom_empty(1000), '{$literal_ids}'::int[]), o.customer_id)";
