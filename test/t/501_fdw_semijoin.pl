@@ -94,8 +94,9 @@ like(remote_sql($agg_prefilter),
 	'bloom_agg filter: the probe is in the Remote SQL');
 is(rows_of("SELECT count(*) FROM ($agg_prefilter) p JOIN remote_orders o USING (id) WHERE o.$exact"),
 	$exact_count, 'bloom_agg filter: prefilter plus exact predicate is the semijoin');
-cmp_ok(rows_of("SELECT count(*) FROM ($agg_prefilter) p"), '<', $exact_count * 1.1 + 50,
-	'bloom_agg filter: few false positives');
+# bloom_agg(value) meets fpp 0.01: allow twice that share of the other rows
+cmp_ok(rows_of("SELECT count(*) FROM ($agg_prefilter) p"), '<', $exact_count + 0.02 * (50000 - $exact_count),
+	'bloom_agg filter: false positives within twice its rate');
 
 # 2. The filter as a literal (a constant folded at plan time).
 my $literal_ids = rows_of("SELECT string_agg(id::text, ',') FROM customers WHERE region = 'EU'");
