@@ -62,13 +62,20 @@ typedef struct BloomHasher
 extern void bloom_hasher_init(BloomHasher *hasher, Oid typid, Oid collation,
 							  MemoryContext mcxt);
 
-static inline BloomHash
-bloom_hasher_hash(const BloomHasher *hasher, Datum value, uint64 seed)
+/* The value's 64-bit hash H(value, seed) (step 1 of hash scheme 1). */
+static inline uint64
+bloom_hasher_hash64(const BloomHasher *hasher, Datum value, uint64 seed)
 {
 	Datum		h = FunctionCall2Coll((FmgrInfo *) &hasher->proc, hasher->collation,
 									  value, UInt64GetDatum(seed));
 
-	return bloom_hash_derive(DatumGetUInt64(h));
+	return DatumGetUInt64(h);
+}
+
+static inline BloomHash
+bloom_hasher_hash(const BloomHasher *hasher, Datum value, uint64 seed)
+{
+	return bloom_hash_derive(bloom_hasher_hash64(hasher, value, seed));
 }
 
 /*

@@ -1,0 +1,554 @@
+/*
+ * multibloom_core.c
+ *	  The multi-attribute Bloom filter in plain C: see multibloom_core.h.
+ *	  Every part is a bloom filter of bloom_core.c; this file only arranges
+ *	  them, combines the attributes' hashes for the verification filter, and
+ *	  reads and writes the container.
+ */
+#include "multibloom_core.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------
+ * Little-endian fields of the container header
+ * --------------------------------------------------------------------- */
+
+static void
+put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t) (v >> (8 * i));
+}
+
+static uint64_t
+get_le64(const uint8_t *p)
+{
+	uint64_t	v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* Offsets in the binary format (doc/multibloom.md). */
+enum
+{
+	MW_VERSION = 0, MW_NATTRS = 1, MW_FLAGS = 2, MW_RESERVED0 = 3,
+	MW_ROWS = 4, MW_RESERVED1 = 12, MW_LENGTHS = MULTIBLOOM_WIRE_FIXED_BYTES
+};
+
+static uint64_t
+wire_header_bytes(int nattrs)
+{
+	return MULTIBLOOM_WIRE_FIXED_BYTES + 8 * (uint64_t) (nattrs + 1);
+}
+
+/* "attribute 2" or "verification filter", for messages. */
+static void
+part_name(int i, int nattrs, char *buf, size_t len)
+{
+	if (i == nattrs)
+		snprintf(buf, len, "verification filter");
+	else
+		snprintf(buf, len, "attribute %d", i + 1);
+}
+
+/* errbuf = "<part>: <inner message>" (inner is cut to fit). */
+static void
+part_error(char *errbuf, int i, int nattrs, const char *inner)
+{
+	char		name[32];
+
+	part_name(i, nattrs, name, sizeof(name));
+	snprintf(errbuf, BLOOM_ERRBUF_SIZE, "%s: %.400s", name, inner);
+}
+
+static uint64_t
+part_seed(int i, int nattrs)
+{
+	return i == nattrs ? MULTIBLOOM_VERIFY_SEED : multibloom_attr_seed(i + 1);
+}
+
+static bool
+nattrs_check(long nattrs, char *errbuf)
+{
+	if (nattrs < 1 || nattrs > MULTIBLOOM_MAX_ATTRS)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "number of attributes must be between 1 and %d, not %ld",
+				 MULTIBLOOM_MAX_ATTRS, nattrs);
+		return false;
+	}
+	return true;
+}
+
+/* ---------------------------------------------------------------------
+ * Shapes and sizes
+ * --------------------------------------------------------------------- */
+
+bool
+multibloom_shapes_for(int nattrs, const double *attr_capacity, double row_capacity,
+					  double fpp, BloomShape *shapes, char *errbuf)
+{
+	char		inner[BLOOM_ERRBUF_SIZE];
+
+	if (!nattrs_check(nattrs, errbuf))
+		return false;
+	for (int i = 0; i <= nattrs; i++)
+	{
+		double		capacity = i == nattrs ? row_capacity : attr_capacity[i];
+
+		if (!bloom_shape_for(capacity, fpp, BLOOM_LAYOUT_CLASSIC, &shapes[i], inner))
+		{
+			part_error(errbuf, i, nattrs, inner);
+			return false;
+		}
+		shapes[i].seed = part_seed(i, nattrs);
+	}
+	return true;
+}
+
+bool
+multibloom_struct_bytes(int nattrs, const BloomShape *shapes, uint64_t *bytes, char *errbuf)
+{
+	uint64_t	total;
+	char		inner[BLOOM_ERRBUF_SIZE];
+
+	if (!nattrs_check(nattrs, errbuf))
+		return false;
+	total = multibloom_header_bytes(nattrs);
+	for (int i = 0; i <= nattrs; i++)
+	{
+		if (!bloom_shape_check(&shapes[i], inner))
+		{
+			part_error(errbuf, i, nattrs, inner);
+			return false;
+		}
+		/* each part is below 1 GB and there are at most 33: no overflow */
+		total += bloom_struct_bytes(shapes[i].nbits);
+	}
+	if (total > BLOOM_MAX_ALLOC_BYTES)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "a multibloom of %d attributes with these sizes needs %llu bytes, more than the 1 GB limit",
+				 nattrs, (unsigned long long) total);
+		return false;
+	}
+	*bytes = total;
+	return true;
+}
+
+void
+multibloom_init(MultiBloom *mb, int nattrs, const BloomShape *shapes)
+{
+	uint64_t	off = multibloom_header_bytes(nattrs);
+
+	mb->version = MULTIBLOOM_FORMAT_VERSION;
+	mb->nattrs = (uint8_t) nattrs;
+	mb->flags = 0;
+	mb->reserved0 = 0;
+	mb->rows = 0;
+	mb->reserved1 = 0;
+	for (int i = 0; i <= nattrs; i++)
+	{
+		mb->offsets[i] = off;
+		bloom_init(multibloom_part(mb, i), &shapes[i]);
+		off += bloom_struct_bytes(shapes[i].nbits);
+	}
+}
+
+void
+multibloom_describe(const MultiBloom *mb, char *buf, size_t len)
+{
+	size_t		used;
+
+	snprintf(buf, len, "%d attribute%s", mb->nattrs, mb->nattrs == 1 ? "" : "s");
+	for (int i = 0; i <= mb->nattrs; i++)
+	{
+		BloomShape	s;
+		char		shape[160];
+		char		name[32];
+
+		used = strlen(buf);
+		if (used + 1 >= len)
+			return;
+		bloom_get_shape(multibloom_part_c(mb, i), &s);
+		bloom_shape_describe(&s, shape, sizeof(shape));
+		part_name(i, mb->nattrs, name, sizeof(name));
+		snprintf(buf + used, len - used, "; %s: %s", name, shape);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Hashing, insertion and lookup
+ * --------------------------------------------------------------------- */
+
+/*
+ * A bijective 64-bit mix, taken from the bloom hash derivation so the two
+ * stay one scheme: h1 of bloom_hash_derive is a full-avalanche bijection.
+ */
+static inline uint64_t
+chain_mix(uint64_t x)
+{
+	return bloom_hash_derive(x).h1;
+}
+
+/*
+ * c_0 = mix(seed + nattrs), c_i = mix(c_{i-1} XOR h_i).  Each step is a
+ * bijection of the new attribute's hash, so rows differing in one attribute
+ * get unrelated hashes, and since the state carries the order, permuted rows
+ * ((a, b) against (b, a)) do too.  The count enters first, so a row is never
+ * confused with its own prefix.
+ */
+uint64_t
+multibloom_row_hash(const uint64_t *attr_hashes, int nattrs)
+{
+	uint64_t	c = chain_mix(MULTIBLOOM_VERIFY_SEED + (uint64_t) nattrs);
+
+	for (int i = 0; i < nattrs; i++)
+		c = chain_mix(c ^ attr_hashes[i]);
+	return c;
+}
+
+bool
+multibloom_add_row(MultiBloom *mb, const uint64_t *attr_hashes, const bool *isnull)
+{
+	bool		changed = false;
+	bool		complete = true;
+
+	for (int i = 0; i < mb->nattrs; i++)
+	{
+		if (isnull[i])
+			complete = false;
+		else
+			changed |= bloom_insert(multibloom_part(mb, i),
+									bloom_hash_derive(attr_hashes[i]));
+	}
+	if (complete)
+		changed |= bloom_insert(multibloom_part(mb, mb->nattrs),
+								bloom_hash_derive(multibloom_row_hash(attr_hashes, mb->nattrs)));
+	if (mb->rows < UINT64_MAX)
+		mb->rows++;
+	return changed;
+}
+
+bool
+multibloom_query_row(const MultiBloom *mb, const uint64_t *attr_hashes, const bool *isnull)
+{
+	bool		complete = true;
+	bool		any = false;
+
+	for (int i = 0; i < mb->nattrs; i++)
+	{
+		complete &= !isnull[i];
+		any |= !isnull[i];
+	}
+	if (!any)
+		return mb->rows > 0;
+
+	/*
+	 * A whole row is tested against the verification filter first: it
+	 * rejects every absent row, cross-combinations included, with one probe.
+	 */
+	if (complete &&
+		!bloom_query(multibloom_verify_part(mb),
+					 bloom_hash_derive(multibloom_row_hash(attr_hashes, mb->nattrs))))
+		return false;
+	for (int i = 0; i < mb->nattrs; i++)
+	{
+		if (!isnull[i] &&
+			!bloom_query(multibloom_part_c(mb, i), bloom_hash_derive(attr_hashes[i])))
+			return false;
+	}
+	return true;
+}
+
+/* ---------------------------------------------------------------------
+ * Set operations
+ * --------------------------------------------------------------------- */
+
+bool
+multibloom_compatible(const MultiBloom *a, const MultiBloom *b, char *errbuf)
+{
+	char		inner[BLOOM_ERRBUF_SIZE];
+
+	if (a->nattrs != b->nattrs)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "first filter has %d attributes, second has %d",
+				 a->nattrs, b->nattrs);
+		return false;
+	}
+	for (int i = 0; i <= a->nattrs; i++)
+	{
+		if (!bloom_compatible(multibloom_part_c(a, i), multibloom_part_c(b, i), inner))
+		{
+			part_error(errbuf, i, a->nattrs, inner);
+			return false;
+		}
+	}
+	return true;
+}
+
+void
+multibloom_union_into(MultiBloom *dst, const MultiBloom *src)
+{
+	for (int i = 0; i <= dst->nattrs; i++)
+		bloom_union_into(multibloom_part(dst, i), multibloom_part_c(src, i));
+	dst->rows = dst->rows > UINT64_MAX - src->rows ? UINT64_MAX : dst->rows + src->rows;
+	/* a union of differently built filters is no longer "sized to its data" */
+	dst->flags &= src->flags;
+}
+
+bool
+multibloom_equal(const MultiBloom *a, const MultiBloom *b)
+{
+	if (a->nattrs != b->nattrs)
+		return false;
+	for (int i = 0; i <= a->nattrs; i++)
+		if (!bloom_equal(multibloom_part_c(a, i), multibloom_part_c(b, i)))
+			return false;
+	return true;
+}
+
+/* ---------------------------------------------------------------------
+ * Binary format: the container header, the parts' lengths, then each part
+ * in bloom's binary format.
+ * --------------------------------------------------------------------- */
+
+uint64_t
+multibloom_wire_bytes(const MultiBloom *mb, uint64_t total_bytes)
+{
+	uint64_t	bytes = wire_header_bytes(mb->nattrs);
+
+	(void) total_bytes;
+	for (int i = 0; i <= mb->nattrs; i++)
+		bytes += bloom_wire_bytes(multibloom_part_c(mb, i));
+	return bytes;
+}
+
+void
+multibloom_serialize(const MultiBloom *mb, uint64_t total_bytes, uint8_t *out)
+{
+	uint64_t	pos = wire_header_bytes(mb->nattrs);
+
+	(void) total_bytes;
+	out[MW_VERSION] = mb->version;
+	out[MW_NATTRS] = mb->nattrs;
+	out[MW_FLAGS] = mb->flags;
+	out[MW_RESERVED0] = mb->reserved0;
+	put_le64(out + MW_ROWS, mb->rows);
+	put_le64(out + MW_RESERVED1, mb->reserved1);
+	for (int i = 0; i <= mb->nattrs; i++)
+	{
+		const BloomFilter *part = multibloom_part_c(mb, i);
+		uint64_t	len = bloom_wire_bytes(part);
+
+		put_le64(out + MW_LENGTHS + 8 * i, len);
+		bloom_serialize(part, out + pos);
+		pos += len;
+	}
+}
+
+/* Fields of the container header, shared by both checks. */
+static bool
+container_check(uint8_t version, uint8_t nattrs, uint8_t flags, uint8_t reserved0,
+				uint64_t reserved1, char *errbuf)
+{
+	if (version < 1 || version > MULTIBLOOM_FORMAT_VERSION)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "unsupported multibloom format version %u (this version reads versions 1 to %d)",
+				 (unsigned) version, MULTIBLOOM_FORMAT_VERSION);
+		return false;
+	}
+	if (!nattrs_check(nattrs, errbuf))
+		return false;
+	if (flags & ~MULTIBLOOM_KNOWN_FLAGS)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "unknown multibloom flags 0x%02x", (unsigned) flags);
+		return false;
+	}
+	if (reserved0 != 0 || reserved1 != 0)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "reserved multibloom header fields are not zero");
+		return false;
+	}
+	return true;
+}
+
+/* The seed rule: parts are independent only with their own seeds. */
+static bool
+seed_check(uint64_t seed, int i, int nattrs, char *errbuf)
+{
+	char		name[32];
+
+	if (seed == part_seed(i, nattrs))
+		return true;
+	part_name(i, nattrs, name, sizeof(name));
+	snprintf(errbuf, BLOOM_ERRBUF_SIZE, "%s has seed %llu, expected %llu",
+			 name, (unsigned long long) seed,
+			 (unsigned long long) part_seed(i, nattrs));
+	return false;
+}
+
+bool
+multibloom_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *errbuf)
+{
+	uint64_t	pos;
+	uint64_t	total;
+	int			nattrs;
+	char		inner[BLOOM_ERRBUF_SIZE];
+	char		name[32];
+
+	if (len < MULTIBLOOM_WIRE_FIXED_BYTES)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "%zu bytes is too short for a multibloom header (%d bytes)",
+				 len, MULTIBLOOM_WIRE_FIXED_BYTES);
+		return false;
+	}
+	if (!container_check(buf[MW_VERSION], buf[MW_NATTRS], buf[MW_FLAGS],
+						 buf[MW_RESERVED0], get_le64(buf + MW_RESERVED1), errbuf))
+		return false;
+	nattrs = buf[MW_NATTRS];
+	pos = wire_header_bytes(nattrs);
+	if ((uint64_t) len < pos)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "%zu bytes is too short for the header of %d attributes (%llu bytes)",
+				 len, nattrs, (unsigned long long) pos);
+		return false;
+	}
+
+	total = multibloom_header_bytes(nattrs);
+	for (int i = 0; i <= nattrs; i++)
+	{
+		uint64_t	part_len = get_le64(buf + MW_LENGTHS + 8 * i);
+		uint64_t	part_struct;
+
+		part_name(i, nattrs, name, sizeof(name));
+		if (part_len > (uint64_t) len - pos)
+		{
+			snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+					 "%s: length %llu exceeds the %llu bytes left in the value",
+					 name, (unsigned long long) part_len,
+					 (unsigned long long) ((uint64_t) len - pos));
+			return false;
+		}
+		if (!bloom_wire_check(buf + pos, (size_t) part_len, &part_struct, inner))
+		{
+			part_error(errbuf, i, nattrs, inner);
+			return false;
+		}
+		/* the seed field is at offset 12 of a bloom's binary form */
+		if (!seed_check(get_le64(buf + pos + 12), i, nattrs, errbuf))
+			return false;
+		pos += part_len;
+		/* each part_struct is below 1 GB, at most 33 of them: no overflow */
+		total += part_struct;
+	}
+	if (pos != (uint64_t) len)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "%llu bytes follow the last part",
+				 (unsigned long long) ((uint64_t) len - pos));
+		return false;
+	}
+	if (total > BLOOM_MAX_ALLOC_BYTES)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "multibloom of %llu bytes exceeds the 1 GB limit",
+				 (unsigned long long) total);
+		return false;
+	}
+	*struct_bytes = total;
+	return true;
+}
+
+void
+multibloom_deserialize(const uint8_t *buf, size_t len, MultiBloom *mb)
+{
+	int			nattrs = buf[MW_NATTRS];
+	uint64_t	pos = wire_header_bytes(nattrs);
+	uint64_t	off = multibloom_header_bytes(nattrs);
+
+	(void) len;
+	mb->version = buf[MW_VERSION];
+	mb->nattrs = (uint8_t) nattrs;
+	mb->flags = buf[MW_FLAGS];
+	mb->reserved0 = buf[MW_RESERVED0];
+	mb->rows = get_le64(buf + MW_ROWS);
+	mb->reserved1 = get_le64(buf + MW_RESERVED1);
+	for (int i = 0; i <= nattrs; i++)
+	{
+		uint64_t	part_len = get_le64(buf + MW_LENGTHS + 8 * i);
+		BloomFilter *part;
+
+		mb->offsets[i] = off;
+		part = multibloom_part(mb, i);
+		bloom_deserialize(buf + pos, (size_t) part_len, part);
+		pos += part_len;
+		off += bloom_struct_bytes(part->nbits);
+	}
+}
+
+bool
+multibloom_struct_check(const MultiBloom *mb, uint64_t size, char *errbuf)
+{
+	uint64_t	expect;
+	int			nattrs;
+	char		inner[BLOOM_ERRBUF_SIZE];
+	char		name[32];
+
+	if (size < offsetof(MultiBloom, offsets))
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "value of %llu bytes is too short for a multibloom",
+				 (unsigned long long) size);
+		return false;
+	}
+	if (!container_check(mb->version, mb->nattrs, mb->flags, mb->reserved0,
+						 mb->reserved1, errbuf))
+		return false;
+	nattrs = mb->nattrs;
+	expect = multibloom_header_bytes(nattrs);
+	if (size < expect)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "value of %llu bytes is too short for the header of %d attributes",
+				 (unsigned long long) size, nattrs);
+		return false;
+	}
+	/* parts follow each other in order, without gaps, up to the end */
+	for (int i = 0; i <= nattrs; i++)
+	{
+		uint64_t	end;
+
+		part_name(i, nattrs, name, sizeof(name));
+		if (mb->offsets[i] != expect)
+		{
+			snprintf(errbuf, BLOOM_ERRBUF_SIZE, "%s starts at %llu, expected %llu",
+					 name, (unsigned long long) mb->offsets[i],
+					 (unsigned long long) expect);
+			return false;
+		}
+		end = i == nattrs ? size : mb->offsets[i + 1];
+		if (end < expect || end > size)
+		{
+			snprintf(errbuf, BLOOM_ERRBUF_SIZE, "%s ends at %llu, outside the value of %llu bytes",
+					 name, (unsigned long long) end, (unsigned long long) size);
+			return false;
+		}
+		if (!bloom_struct_check(multibloom_part_c(mb, i), end - expect, inner))
+		{
+			part_error(errbuf, i, nattrs, inner);
+			return false;
+		}
+		if (!seed_check(multibloom_part_c(mb, i)->seed, i, nattrs, errbuf))
+			return false;
+		expect = end;
+	}
+	return true;
+}

@@ -1,0 +1,186 @@
+/*
+ * multibloom_core.h
+ *	  The multi-attribute Bloom filter in plain C (no PostgreSQL): after Xiao
+ *	  & Hua's parallel Bloom filter with a verification filter (PBF-BF).
+ *
+ *	  A multibloom holds nattrs complete bloom filters, one per attribute,
+ *	  each with its own seed so their positions are independent, plus one
+ *	  verification filter of whole rows, whose value hash is an
+ *	  order-sensitive combination of the attributes' 64-bit hashes.  Every
+ *	  part is a BloomFilter of bloom_core.h, so inserting, probing, sizing,
+ *	  uniting and the parts' binary form are bloom's own.
+ *
+ *	  In memory (and on disk) a multibloom is a varlena:
+ *
+ *		MultiBloom header (24 bytes) | offsets[nattrs + 1] | part 1 | ... |
+ *		part nattrs | verification part
+ *
+ *	  Every part is a whole BloomFilter struct, 8-byte aligned, at the offset
+ *	  given (from the start of the value).  A part's own 4-byte length word
+ *	  is owned by the host, like BloomFilter's: the core neither reads nor
+ *	  checks it.  The binary format is described in doc/multibloom.md.
+ */
+#ifndef MULTIBLOOM_CORE_H
+#define MULTIBLOOM_CORE_H
+
+#include "bloom_core.h"
+
+/* Format version written by this code; readers accept 1..this. */
+#define MULTIBLOOM_FORMAT_VERSION	1
+
+/* Attributes per filter: one seed byte each, and a bounded header. */
+#define MULTIBLOOM_MAX_ATTRS		32
+
+/* Flags.  Unknown flags are rejected by readers. */
+#define MULTIBLOOM_FLAG_AUTOSIZED	0x01	/* built by the sizing aggregate */
+#define MULTIBLOOM_KNOWN_FLAGS		(MULTIBLOOM_FLAG_AUTOSIZED)
+
+/*
+ * Seeds: attribute i (1-based) is hashed with seed i, so its filter is a
+ * plain bloom filter with seed i; the verification filter records seed 0
+ * and starts its row-hash chain from it.
+ */
+#define MULTIBLOOM_VERIFY_SEED		0
+#define multibloom_attr_seed(attno)	((uint64_t) (attno))
+
+/* Binary format: fixed header bytes before the part lengths. */
+#define MULTIBLOOM_WIRE_FIXED_BYTES	20
+
+typedef struct MultiBloom
+{
+	int32_t		vl_len_;		/* host's length word; not part of the format */
+	uint8_t		version;		/* MULTIBLOOM_FORMAT_VERSION */
+	uint8_t		nattrs;			/* 1 .. MULTIBLOOM_MAX_ATTRS */
+	uint8_t		flags;			/* MULTIBLOOM_FLAG_* */
+	uint8_t		reserved0;		/* must be 0 */
+	uint64_t	rows;			/* rows added, with NULLs or not (union: sum) */
+	uint64_t	reserved1;		/* must be 0 */
+	uint64_t	offsets[];		/* nattrs + 1 part offsets from the value's start */
+} MultiBloom;
+
+/* Bytes of the header including the offsets, for nattrs attributes. */
+static inline uint64_t
+multibloom_header_bytes(int nattrs)
+{
+	return (uint64_t) offsetof(MultiBloom, offsets) + 8 * (uint64_t) (nattrs + 1);
+}
+
+/* Part i (0-based): attributes 0..nattrs-1, then the verification filter. */
+static inline BloomFilter *
+multibloom_part(MultiBloom *mb, int i)
+{
+	return (BloomFilter *) ((char *) mb + mb->offsets[i]);
+}
+
+static inline const BloomFilter *
+multibloom_part_c(const MultiBloom *mb, int i)
+{
+	return (const BloomFilter *) ((const char *) mb + mb->offsets[i]);
+}
+
+static inline const BloomFilter *
+multibloom_verify_part(const MultiBloom *mb)
+{
+	return multibloom_part_c(mb, mb->nattrs);
+}
+
+/* Bytes of part i, from the offsets. */
+static inline uint64_t
+multibloom_part_bytes(const MultiBloom *mb, uint64_t total_bytes, int i)
+{
+	uint64_t	end = (i == mb->nattrs) ? total_bytes : mb->offsets[i + 1];
+
+	return end - mb->offsets[i];
+}
+
+/* ---- shapes and sizes ---- */
+
+/*
+ * Shapes of the nattrs + 1 parts (shapes[nattrs] is the verification
+ * filter): attribute i sized for attr_capacity[i] distinct values, the
+ * verification filter for row_capacity distinct rows, each at fpp, with the
+ * multibloom seeds.  Returns false with a message when out of range.
+ */
+extern bool multibloom_shapes_for(int nattrs, const double *attr_capacity,
+								  double row_capacity, double fpp,
+								  BloomShape *shapes, char *errbuf);
+
+/*
+ * Bytes of the in-memory value for these part shapes; false with a message
+ * if nattrs is out of range, a shape is invalid or the total exceeds the
+ * 1 GB limit.  Nothing overflows.
+ */
+extern bool multibloom_struct_bytes(int nattrs, const BloomShape *shapes,
+									uint64_t *bytes, char *errbuf);
+
+/*
+ * Writes the header and empty parts into mb (multibloom_struct_bytes bytes,
+ * zeroed).  The parts' length words are left to the host.
+ */
+extern void multibloom_init(MultiBloom *mb, int nattrs, const BloomShape *shapes);
+
+/* Describes nattrs and every part's shape, e.g. for error messages. */
+extern void multibloom_describe(const MultiBloom *mb, char *buf, size_t len);
+
+/* ---- hashing, insertion and lookup ---- */
+
+/*
+ * The verification filter's value hash: an order-sensitive chain over the
+ * attributes' 64-bit hashes (each H(value_i, seed i)), so (a, b) and (b, a)
+ * are different rows.
+ */
+extern uint64_t multibloom_row_hash(const uint64_t *attr_hashes, int nattrs);
+
+/*
+ * Adds a row: each non-null attribute to its filter; the row to the
+ * verification filter only when no attribute is null (a row with a null
+ * cannot equal a fully given probe).  Returns true if any bit changed.
+ */
+extern bool multibloom_add_row(MultiBloom *mb, const uint64_t *attr_hashes,
+							   const bool *isnull);
+
+/*
+ * Probes a row: every non-null attribute in its filter, and, when no
+ * attribute is null, the row in the verification filter.  All attributes
+ * null: true if any row was ever added.
+ */
+extern bool multibloom_query_row(const MultiBloom *mb, const uint64_t *attr_hashes,
+								 const bool *isnull);
+
+/* ---- set operations ---- */
+
+/* True if a and b can be united; else false, errbuf naming both shapes. */
+extern bool multibloom_compatible(const MultiBloom *a, const MultiBloom *b, char *errbuf);
+
+/* dst |= src (compatible shapes). */
+extern void multibloom_union_into(MultiBloom *dst, const MultiBloom *src);
+
+/* Same nattrs, and every part has the same shape and bits. */
+extern bool multibloom_equal(const MultiBloom *a, const MultiBloom *b);
+
+/* ---- binary format and checks ---- */
+
+/* Bytes of the serialized form of a checked value of total_bytes bytes. */
+extern uint64_t multibloom_wire_bytes(const MultiBloom *mb, uint64_t total_bytes);
+
+/* Writes the serialized form (multibloom_wire_bytes bytes) to out. */
+extern void multibloom_serialize(const MultiBloom *mb, uint64_t total_bytes, uint8_t *out);
+
+/*
+ * Validates a serialized multibloom of len bytes: its header, every part
+ * length against the payload, and every embedded bloom header.  On success
+ * sets *struct_bytes to the in-memory size; nothing is allocated.
+ */
+extern bool multibloom_wire_check(const uint8_t *buf, size_t len,
+								  uint64_t *struct_bytes, char *errbuf);
+
+/* Fills mb (struct_bytes bytes) from a buffer multibloom_wire_check passed. */
+extern void multibloom_deserialize(const uint8_t *buf, size_t len, MultiBloom *mb);
+
+/*
+ * Checks an in-memory value of size bytes: header, offsets, and every part's
+ * header against its size.  Run on every multibloom argument.
+ */
+extern bool multibloom_struct_check(const MultiBloom *mb, uint64_t size, char *errbuf);
+
+#endif							/* MULTIBLOOM_CORE_H */
