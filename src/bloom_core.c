@@ -3,6 +3,7 @@
  *	  Bloom filter algorithms in plain C (no PostgreSQL): see bloom_core.h.
  */
 #include "bloom_core.h"
+#include "layout_matrix_core.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -36,7 +37,7 @@ bloom_layout_from_name(const char *name)
 static bool
 layout_supported(int layout)
 {
-	return layout == BLOOM_LAYOUT_CLASSIC;
+	return layout == BLOOM_LAYOUT_CLASSIC || layout == BLOOM_LAYOUT_MATRIX;
 }
 
 /* ---------------------------------------------------------------------
@@ -80,6 +81,8 @@ bloom_shape_check(const BloomShape *s, char *errbuf)
 				 bloom_layout_name(s->layout));
 		return false;
 	}
+	if (s->layout == BLOOM_LAYOUT_MATRIX && !matrix_shape_check(s, errbuf))
+		return false;
 	return true;
 }
 
@@ -100,6 +103,8 @@ bloom_shape_for(double capacity, double fpp, int layout, BloomShape *s, char *er
 				 "false-positive probability must be between 0 and 1 (exclusive), not %g", fpp);
 		return false;
 	}
+	if (layout == BLOOM_LAYOUT_MATRIX)
+		return matrix_shape_for(capacity, fpp, s, errbuf);
 	if (layout != BLOOM_LAYOUT_CLASSIC)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
@@ -298,6 +303,9 @@ bloom_insert(BloomFilter *f, BloomHash h)
 
 	switch (f->layout)
 	{
+		case BLOOM_LAYOUT_MATRIX:
+			changed = matrix_insert(f, h);
+			break;
 		case BLOOM_LAYOUT_CLASSIC:
 		default:
 			changed = classic_insert(f, h);
@@ -313,6 +321,8 @@ bloom_query(const BloomFilter *f, BloomHash h)
 {
 	switch (f->layout)
 	{
+		case BLOOM_LAYOUT_MATRIX:
+			return matrix_query(f, h);
 		case BLOOM_LAYOUT_CLASSIC:
 		default:
 			return classic_query(f, h);
@@ -467,6 +477,11 @@ bloom_union_into(BloomFilter *dst, const BloomFilter *src)
 	}
 	dst->inserted = add_saturating(dst->inserted, src->inserted);
 	dst->flags &= src->flags;
+	if (dst->layout == BLOOM_LAYOUT_MATRIX)
+	{
+		matrix_recount(dst);
+		dst->full_at = matrix_union_full_at(dst->full_at, src->full_at);
+	}
 }
 
 void
@@ -490,6 +505,15 @@ bloom_intersect_into(BloomFilter *dst, const BloomFilter *src)
 	if (src->inserted < dst->inserted)
 		dst->inserted = src->inserted;
 	dst->flags &= src->flags;
+	if (dst->layout == BLOOM_LAYOUT_MATRIX)
+	{
+		/*
+		 * The rows shrink, so whether they would be full is unknown: the
+		 * intersection has met no full candidates of its own.
+		 */
+		matrix_recount(dst);
+		dst->full_at = BLOOM_NEVER_FULL;
+	}
 }
 
 bool
@@ -552,7 +576,12 @@ bloom_estimate_count(const BloomFilter *f)
 double
 bloom_estimate_fpp(const BloomFilter *f)
 {
-	double		fill = (double) bloom_bits_set(f) / (double) f->nbits;
+	double		fill;
+
+	/* a query reads s rows, each of its own fill */
+	if (f->layout == BLOOM_LAYOUT_MATRIX)
+		return matrix_estimate_fpp(f);
+	fill = (double) bloom_bits_set(f) / (double) f->nbits;
 
 	return pow(fill, (double) f->nhashes);
 }
@@ -643,7 +672,7 @@ tail_bits_clear(uint64_t nbits, uint64_t last_word)
 static bool
 header_check(uint8_t version, uint8_t scheme, uint8_t flags,
 			 uint32_t reserved1, uint64_t reserved2, int64_t full_at,
-			 const BloomShape *s, char *errbuf)
+			 uint64_t inserted, const BloomShape *s, char *errbuf)
 {
 	if (version < 1 || version > BLOOM_FORMAT_VERSION)
 	{
@@ -678,6 +707,14 @@ header_check(uint8_t version, uint8_t scheme, uint8_t flags,
 				 bloom_layout_name(s->layout), (long long) full_at);
 		return false;
 	}
+	/* full_at counts values held before one was added, so it is below inserted */
+	if (full_at != BLOOM_NEVER_FULL && (uint64_t) full_at >= inserted)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "full_at %lld is not below the insert count %llu",
+				 (long long) full_at, (unsigned long long) inserted);
+		return false;
+	}
 	return true;
 }
 
@@ -703,7 +740,8 @@ bloom_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *e
 	s.locators = get_u32(buf + W_LOCATORS);
 	if (!header_check(buf[W_VERSION], buf[W_SCHEME], buf[W_FLAGS],
 					  get_u32(buf + W_RESERVED1), get_u64(buf + W_RESERVED2),
-					  (int64_t) get_u64(buf + W_FULL_AT), &s, errbuf))
+					  (int64_t) get_u64(buf + W_FULL_AT), get_u64(buf + W_INSERTED),
+					  &s, errbuf))
 		return false;
 
 	/* nbits is bounded by the shape check, so this cannot overflow */
@@ -723,7 +761,7 @@ bloom_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *e
 				 (unsigned long long) s.nbits);
 		return false;
 	}
-	*struct_bytes = bloom_struct_bytes(s.nbits);
+	*struct_bytes = bloom_shape_bytes(&s);
 	return true;
 }
 
@@ -753,6 +791,9 @@ bloom_deserialize(const uint8_t *buf, size_t len, BloomFilter *f)
 	for (uint64_t i = 0; i < n; i++)
 		f->words[i] = get_u64(buf + W_WORDS + 8 * i);
 #endif
+	/* the per-row counters are derived from the bits, never read */
+	if (f->layout == BLOOM_LAYOUT_MATRIX)
+		matrix_recount(f);
 }
 
 bool
@@ -768,9 +809,9 @@ bloom_struct_check(const BloomFilter *f, uint64_t size, char *errbuf)
 	}
 	bloom_get_shape(f, &s);
 	if (!header_check(f->version, f->hash_scheme, f->flags, f->reserved1,
-					  f->reserved2, f->full_at, &s, errbuf))
+					  f->reserved2, f->full_at, f->inserted, &s, errbuf))
 		return false;
-	if (size != bloom_struct_bytes(f->nbits))
+	if (size != bloom_shape_bytes(&s))
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "value of %llu bytes does not match its header (%llu bits)",

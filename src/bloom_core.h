@@ -108,11 +108,29 @@ bloom_nwords(const BloomFilter *f)
 	return bloom_words_for_bits(f->nbits);
 }
 
-/* Bytes of the in-memory struct (the varlena size) for nbits bits. */
+/*
+ * Bytes of the in-memory struct (the varlena size) of a filter that is only
+ * its nbits bits (classic, blocked).  For any layout use bloom_shape_bytes.
+ */
 static inline uint64_t
 bloom_struct_bytes(uint64_t nbits)
 {
 	return (uint64_t) offsetof(BloomFilter, words) + 8 * bloom_words_for_bits(nbits);
+}
+
+/*
+ * Bytes of the in-memory struct for a valid shape: the bit words, plus for
+ * the matrix layout one 64-bit set-bit counter per row after them
+ * (layout_matrix_core.h).  The binary format carries only the bits.
+ */
+static inline uint64_t
+bloom_shape_bytes(const BloomShape *shape)
+{
+	uint64_t	bytes = bloom_struct_bytes(shape->nbits);
+
+	if (shape->layout == BLOOM_LAYOUT_MATRIX)
+		bytes += 8 * (uint64_t) shape->rows;
+	return bytes;
 }
 
 /*

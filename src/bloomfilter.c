@@ -19,7 +19,7 @@ PG_MODULE_MAGIC;
 BloomFilter *
 bloom_alloc(const BloomShape *shape)
 {
-	uint64		bytes = bloom_struct_bytes(shape->nbits);
+	uint64		bytes = bloom_shape_bytes(shape);
 	BloomFilter *f;
 
 	/* the shape check bounds nbits, so this is a defence in depth */

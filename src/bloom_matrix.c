@@ -1,0 +1,84 @@
+/*
+ * bloom_matrix.c
+ *	  SQL functions of the 'matrix' layout (M-BMBF): the explicit
+ *	  constructor and the per-row view.  Every other function works on the
+ *	  layout through the core's dispatch (bloom_core.c).
+ */
+#include "bloomfilter.h"
+
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+
+#include "layout_matrix_core.h"
+
+PG_FUNCTION_INFO_V1(bloom_empty_matrix);
+PG_FUNCTION_INFO_V1(bloom_matrix_row_bits);
+
+/* bloom_empty_matrix(rows, row_bits, nhashes, locators): the paper's r, m, k, s. */
+Datum
+bloom_empty_matrix(PG_FUNCTION_ARGS)
+{
+	int32		rows = PG_GETARG_INT32(0);
+	int64		row_bits = PG_GETARG_INT64(1);
+	int32		nhashes = PG_GETARG_INT32(2);
+	int32		locators = PG_GETARG_INT32(3);
+	BloomShape	shape;
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+
+	if (rows < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("number of rows must be at least 1, not %d", rows)));
+	if (row_bits < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("number of bits per row must be at least 1, not " INT64_FORMAT,
+						row_bits)));
+	if (nhashes < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("number of hash functions must be at least 1, not %d", nhashes)));
+	if (locators < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("number of locators must be at least 1, not %d", locators)));
+	/* rows * row_bits must not overflow before the shape check sees it */
+	if ((uint64) row_bits > BLOOM_MAX_NBITS / (uint64) rows)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a matrix of %d rows x " INT64_FORMAT " bits exceeds the maximum of %llu bits (1 GB)",
+						rows, row_bits, (unsigned long long) BLOOM_MAX_NBITS)));
+
+	memset(&shape, 0, sizeof(shape));
+	shape.layout = BLOOM_LAYOUT_MATRIX;
+	shape.nbits = (uint64) rows * (uint64) row_bits;
+	shape.nhashes = (uint32) nhashes;
+	shape.rows = (uint32) rows;
+	shape.locators = (uint32) locators;
+	if (!bloom_shape_check(&shape, errbuf))
+		bloom_report_shape_error(errbuf);
+	PG_RETURN_BLOOM(bloom_alloc(&shape));
+}
+
+/* bloom_matrix_row_bits(f): the number of bits set in each row, in row order. */
+Datum
+bloom_matrix_row_bits(PG_FUNCTION_ARGS)
+{
+	const BloomFilter *f = PG_GETARG_BLOOM(0);
+	const uint64 *counters;
+	Datum	   *elems;
+
+	if (f->layout != BLOOM_LAYOUT_MATRIX)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloom_matrix_row_bits needs a filter of layout \"matrix\", not \"%s\"",
+						bloom_layout_name(f->layout))));
+	/* rows * 8 bytes: bounded by the filter's own size, already in memory */
+	counters = matrix_counters_const(f);
+	elems = palloc(sizeof(Datum) * f->rows);
+	for (uint32 r = 0; r < f->rows; r++)
+		elems[r] = Int64GetDatum((int64) counters[r]);
+	PG_RETURN_ARRAYTYPE_P(construct_array(elems, (int) f->rows, INT8OID,
+										  sizeof(int64), FLOAT8PASSBYVAL,
+										  TYPALIGN_DOUBLE));
+}

@@ -1,0 +1,447 @@
+/*
+ * test_matrix.c
+ *	  Unit tests of the 'matrix' layout (src/layout_matrix_core.c): shapes,
+ *	  insertion rules (longest bit match, full rows, full_at), no false
+ *	  negatives, counters through set operations and the binary format, and
+ *	  the capacity/fpp sizing rule.  Run with `make unit`.
+ */
+#include "unit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bloom_core.h"
+#include "layout_matrix_core.h"
+
+static uint64_t
+hash_int(uint64_t v)
+{
+	v += UINT64_C(0x9e3779b97f4a7c15);
+	v = (v ^ (v >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	v = (v ^ (v >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return v ^ (v >> 31);
+}
+
+static BloomHash
+value(uint64_t v)
+{
+	return bloom_hash_derive(hash_int(v));
+}
+
+static void
+put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t) (v >> (8 * i));
+}
+
+static BloomShape
+matrix_shape(uint32_t rows, uint64_t row_bits, uint32_t k, uint32_t s)
+{
+	BloomShape	shape = {.layout = BLOOM_LAYOUT_MATRIX, .nbits = rows * row_bits,
+	.nhashes = k, .rows = rows, .locators = s};
+
+	return shape;
+}
+
+static BloomFilter *
+new_filter(const BloomShape *s)
+{
+	BloomFilter *f = calloc(1, bloom_shape_bytes(s));
+
+	bloom_init(f, s);
+	return f;
+}
+
+static BloomFilter *
+new_matrix(uint32_t rows, uint64_t row_bits, uint32_t k, uint32_t s)
+{
+	BloomShape	shape = matrix_shape(rows, row_bits, k, s);
+	char		err[BLOOM_ERRBUF_SIZE];
+
+	if (!bloom_shape_check(&shape, err))
+	{
+		fprintf(stderr, "bad test shape: %s\n", err);
+		exit(2);
+	}
+	return new_filter(&shape);
+}
+
+static BloomFilter *
+copy_filter(const BloomFilter *f)
+{
+	BloomShape	s;
+	BloomFilter *c;
+
+	bloom_get_shape(f, &s);
+	c = malloc(bloom_shape_bytes(&s));
+	memcpy(c, f, bloom_shape_bytes(&s));
+	return c;
+}
+
+static void
+test_shapes(void)
+{
+	char		err[BLOOM_ERRBUF_SIZE];
+	BloomShape	s;
+
+	s = matrix_shape(8, 131072, 10, 2);
+	CHECK(bloom_shape_check(&s, err));
+	CHECK_EQ_U64(bloom_shape_bytes(&s), bloom_struct_bytes(8 * 131072) + 8 * 8);
+	s = matrix_shape(1, 1, 1, 1);
+	CHECK(bloom_shape_check(&s, err));
+	s = matrix_shape(7, 64, 3, 1);	/* odd rows, 1 locator: fine */
+	CHECK(bloom_shape_check(&s, err));
+	s = matrix_shape(6, 100, 3, 3);	/* rows not word-aligned: fine */
+	CHECK(bloom_shape_check(&s, err));
+
+	s = matrix_shape(8, 64, 3, 3);	/* 8 rows, 3 locators */
+	CHECK(!bloom_shape_check(&s, err));
+	CHECK(strstr(err, "multiple of the number of locators") != NULL);
+	s = matrix_shape(8, 64, 3, 0);
+	CHECK(!bloom_shape_check(&s, err));
+	s = matrix_shape(0, 64, 3, 1);
+	CHECK(!bloom_shape_check(&s, err));
+	s = matrix_shape(130, 64, 3, 65);	/* too many locators */
+	CHECK(!bloom_shape_check(&s, err));
+	CHECK(strstr(err, "locators") != NULL);
+	s = matrix_shape(8, 64, 0, 2);
+	CHECK(!bloom_shape_check(&s, err));
+	s = matrix_shape(8, 64, 65, 2);
+	CHECK(!bloom_shape_check(&s, err));
+	s = matrix_shape(8, 64, 3, 2);
+	s.nbits = 8 * 64 + 1;		/* not rows x row_bits */
+	CHECK(!bloom_shape_check(&s, err));
+	CHECK(strstr(err, "not a multiple of the number of rows") != NULL);
+	/* the counters count toward the size limit */
+	s = matrix_shape(1024, 1, 3, 2);
+	s.nbits = BLOOM_MAX_NBITS - BLOOM_MAX_NBITS % 1024;
+	CHECK(!bloom_shape_check(&s, err));
+	CHECK(strstr(err, "size limit") != NULL);
+	/* classic filters must not carry rows */
+	s = matrix_shape(8, 64, 3, 2);
+	s.layout = BLOOM_LAYOUT_CLASSIC;
+	CHECK(!bloom_shape_check(&s, err));
+}
+
+static void
+test_popcount_range(void)
+{
+	uint64_t	w[3] = {~(uint64_t) 0, UINT64_C(0x00000000000000f0), UINT64_C(0x8000000000000001)};
+
+	CHECK_EQ_U64(bloom_popcount_range(w, 0, 64), 64);
+	CHECK_EQ_U64(bloom_popcount_range(w, 60, 10), 4 + 2);	/* 60..63 and 68..69 */
+	CHECK_EQ_U64(bloom_popcount_range(w, 64, 64), 4);
+	CHECK_EQ_U64(bloom_popcount_range(w, 3, 1), 1);
+	CHECK_EQ_U64(bloom_popcount_range(w, 0, 192), 64 + 4 + 2);
+	CHECK_EQ_U64(bloom_popcount_range(w, 129, 62), 0);
+	CHECK_EQ_U64(bloom_popcount_range(w, 70, 0), 0);
+}
+
+/* Every inserted value is found, and the counters track the bits. */
+static void
+test_no_false_negatives(void)
+{
+	uint32_t	shapes[][4] = {{8, 4096, 7, 2}, {16, 1000, 10, 4}, {6, 100, 3, 3}, {1, 64, 2, 1}};
+
+	for (size_t t = 0; t < sizeof(shapes) / sizeof(shapes[0]); t++)
+	{
+		BloomFilter *f = new_matrix(shapes[t][0], shapes[t][1], shapes[t][2], shapes[t][3]);
+		uint64_t	missed = 0;
+
+		/* far beyond full, so the all-full path is exercised too */
+		for (uint64_t v = 0; v < 20000; v++)
+			bloom_insert(f, value(v));
+		for (uint64_t v = 0; v < 20000; v++)
+			missed += !bloom_query(f, value(v));
+		CHECK_EQ_U64(missed, 0);
+		CHECK(matrix_counters_consistent(f));
+		CHECK(f->full_at > 0);
+		CHECK_EQ_U64(f->inserted, 20000);
+		free(f);
+	}
+}
+
+/* A value lands in one candidate row only: k bits (or fewer) in one row. */
+static void
+test_one_row_per_value(void)
+{
+	BloomFilter *f = new_matrix(16, 4096, 10, 8);
+	uint32_t	rows_touched = 0;
+
+	CHECK(bloom_insert(f, value(42)));
+	for (uint32_t r = 0; r < 16; r++)
+		rows_touched += matrix_counters(f)[r] > 0;
+	CHECK_EQ_U64(rows_touched, 1);
+	CHECK(bloom_bits_set(f) >= 9 && bloom_bits_set(f) <= 10);
+	/* a second insertion of the same value changes nothing */
+	CHECK(!bloom_insert(f, value(42)));
+	CHECK_EQ_U64(f->inserted, 2);
+	CHECK(bloom_query(f, value(42)));
+	free(f);
+}
+
+/*
+ * Longest bit match: with two candidates, the value goes where most of its
+ * bits are already set.  Build the situation directly: set k - 1 of the
+ * value's bits in the second group's candidate, then insert.
+ */
+static void
+test_longest_bit_match(void)
+{
+	BloomFilter *f = new_matrix(4, 1024, 6, 2);
+	BloomFilter *probe = new_matrix(4, 1024, 6, 2);
+	BloomHash	h = value(7);
+	int			row_a = -1,
+				row_b = -1;
+	uint64_t	row_bits = 1024;
+
+	/* find the value's candidate rows: insert it alone into each group */
+	bloom_insert(probe, h);
+	for (int r = 0; r < 4; r++)
+		if (matrix_counters(probe)[r])
+			row_a = r;
+	CHECK(row_a >= 0);
+	/* copy the value's bits into the other group's candidate, minus one */
+	for (int r = 0; r < 4; r++)
+	{
+		if (r / 2 == row_a / 2)
+			continue;
+		/* try each row of the other group: the candidate is the one that then matches */
+		memset(f->words, 0, 4 * 128);
+		memcpy(f->words + r * 16, probe->words + row_a * 16, 128);
+		matrix_recount(f);
+		if (bloom_query(f, h))
+		{
+			row_b = r;
+			break;
+		}
+	}
+	CHECK(row_b >= 0);
+	if (row_b >= 0)
+	{
+		/* clear one of the value's bits in row_b: it now needs exactly 1 new bit */
+		for (uint64_t i = 0; i < row_bits; i++)
+			if (bloom_test_bit(f->words, row_b * row_bits + i))
+			{
+				f->words[(row_b * row_bits + i) >> 6] &= ~((uint64_t) 1 << ((row_b * row_bits + i) & 63));
+				break;
+			}
+		matrix_recount(f);
+		CHECK(!bloom_query(f, h));
+		CHECK(bloom_insert(f, h));
+		CHECK_EQ_U64(matrix_counters(f)[row_b], matrix_counters(probe)[row_a]);
+		CHECK_EQ_U64(matrix_counters(f)[row_a], 0);	/* the emptier row was not used */
+		CHECK(f->full_at == BLOOM_NEVER_FULL);
+	}
+	free(f);
+	free(probe);
+}
+
+/* Rows stop taking values at half full; full_at records the first overflow. */
+static void
+test_full_rows_and_full_at(void)
+{
+	BloomFilter *f = new_matrix(8, 2048, 4, 2);
+	uint64_t	v = 0;
+
+	while (f->full_at == BLOOM_NEVER_FULL && v < 100000)
+	{
+		uint64_t	before = f->inserted;
+
+		bloom_insert(f, value(v++));
+		if (f->full_at != BLOOM_NEVER_FULL)
+			CHECK_EQ_U64(f->full_at, before);
+	}
+	CHECK(f->full_at > 0);
+	/* before the first overflow no row went past half by more than k bits */
+	for (uint32_t r = 0; r < 8; r++)
+		CHECK(matrix_counters(f)[r] <= 1024 + 4);
+	/* full_at is set once */
+	{
+		int64_t		first = f->full_at;
+
+		for (int i = 0; i < 5000; i++)
+			bloom_insert(f, value(v++));
+		CHECK(f->full_at == first);
+	}
+	free(f);
+}
+
+/* Union and intersection keep the counters exact; full_at rules. */
+static void
+test_set_operations(void)
+{
+	BloomFilter *a = new_matrix(8, 1024, 5, 2);
+	BloomFilter *b = new_matrix(8, 1024, 5, 2);
+	BloomFilter *u,
+			   *x;
+	uint64_t	missed = 0;
+
+	for (uint64_t v = 0; v < 3000; v++)
+		bloom_insert(a, value(v));		/* overfull: a has full_at */
+	for (uint64_t v = 10000; v < 10300; v++)
+		bloom_insert(b, value(v));
+	CHECK(a->full_at > 0);
+	CHECK(b->full_at == BLOOM_NEVER_FULL);
+
+	u = copy_filter(b);
+	bloom_union_into(u, a);
+	CHECK(matrix_counters_consistent(u));
+	CHECK(u->full_at == a->full_at);
+	CHECK_EQ_U64(u->inserted, 3300);
+	for (uint64_t v = 0; v < 3000; v++)
+		missed += !bloom_query(u, value(v));
+	for (uint64_t v = 10000; v < 10300; v++)
+		missed += !bloom_query(u, value(v));
+	CHECK_EQ_U64(missed, 0);
+
+	CHECK_EQ_U64(matrix_union_full_at(5, 3), 3);
+	CHECK_EQ_U64(matrix_union_full_at(BLOOM_NEVER_FULL, 3), 3);
+	CHECK(matrix_union_full_at(BLOOM_NEVER_FULL, BLOOM_NEVER_FULL) == BLOOM_NEVER_FULL);
+
+	x = copy_filter(u);
+	bloom_intersect_into(x, b);
+	CHECK(matrix_counters_consistent(x));
+	CHECK(x->full_at == BLOOM_NEVER_FULL);
+	CHECK(bloom_equal(x, b));	/* b's bits are a subset of u's */
+	free(a);
+	free(b);
+	free(u);
+	free(x);
+}
+
+/* The binary format carries the bits; the reader rebuilds the counters. */
+static void
+test_wire(void)
+{
+	BloomFilter *f = new_matrix(6, 100, 3, 3);
+	BloomFilter *g;
+	uint8_t    *buf;
+	uint64_t	struct_bytes,
+				len;
+	char		err[BLOOM_ERRBUF_SIZE];
+
+	for (uint64_t v = 0; v < 2000; v++)
+		bloom_insert(f, value(v));
+	CHECK(f->full_at > 0);
+	len = bloom_wire_bytes(f);
+	CHECK_EQ_U64(len, BLOOM_WIRE_HEADER_BYTES + 8 * ((600 + 63) / 64));
+	buf = malloc(len);
+	bloom_serialize(f, buf);
+	CHECK(bloom_wire_check(buf, len, &struct_bytes, err));
+	CHECK_EQ_U64(struct_bytes, bloom_struct_bytes(600) + 6 * 8);
+	g = calloc(1, struct_bytes);
+	bloom_deserialize(buf, len, g);
+	CHECK(bloom_struct_check(g, struct_bytes, err));
+	CHECK(bloom_equal(f, g));
+	CHECK(g->full_at == f->full_at);
+	CHECK(memcmp(f, g, struct_bytes) == 0);	/* counters included */
+	/* the in-memory guard rejects a size without the counters */
+	CHECK(!bloom_struct_check(g, bloom_struct_bytes(600), err));
+
+	/* hostile headers */
+	buf[32] = 4;				/* rows 4 with 3 locators */
+	CHECK(!bloom_wire_check(buf, len, &struct_bytes, err));
+	buf[32] = 6;
+	buf[36] = 4;				/* 4 locators do not divide 6 rows */
+	CHECK(!bloom_wire_check(buf, len, &struct_bytes, err));
+	buf[36] = 3;
+	memset(buf + 44, 0xff, 8);	/* full_at -1: fine */
+	CHECK(bloom_wire_check(buf, len, &struct_bytes, err));
+	buf[44] = 0xfe;				/* full_at -2 */
+	CHECK(!bloom_wire_check(buf, len, &struct_bytes, err));
+	memset(buf + 44, 0, 8);
+	put_le64(buf + 44, 2000);	/* full_at 2000 >= inserted 2000 */
+	CHECK(!bloom_wire_check(buf, len, &struct_bytes, err));
+	CHECK(strstr(err, "full_at") != NULL);
+	put_le64(buf + 44, 1999);
+	CHECK(bloom_wire_check(buf, len, &struct_bytes, err));
+	free(buf);
+	free(f);
+	free(g);
+}
+
+/* Measured false-positive rate of a capacity/fpp-sized matrix at capacity. */
+static double
+measured_fpp(double capacity, double fpp, BloomShape *shape)
+{
+	char		err[BLOOM_ERRBUF_SIZE];
+	BloomFilter *f;
+	uint64_t	fp = 0,
+				probes = 200000;
+
+	if (!bloom_shape_for(capacity, fpp, BLOOM_LAYOUT_MATRIX, shape, err))
+		return -1;
+	f = new_filter(shape);
+	for (uint64_t v = 0; v < (uint64_t) capacity; v++)
+		bloom_insert(f, value(v));
+	for (uint64_t v = 0; v < probes; v++)
+		fp += bloom_query(f, value(UINT64_C(1) << 40 | v));
+	free(f);
+	return (double) fp / probes;
+}
+
+static void
+test_sizing(void)
+{
+	BloomShape	s;
+	char		err[BLOOM_ERRBUF_SIZE];
+	double		p;
+
+	CHECK(bloom_shape_for(100000, 0.01, BLOOM_LAYOUT_MATRIX, &s, err));
+	CHECK_EQ_U64(s.rows, BLOOM_MATRIX_DEFAULT_ROWS);
+	CHECK_EQ_U64(s.locators, BLOOM_MATRIX_DEFAULT_LOCATORS);
+	CHECK_EQ_U64(s.nhashes, 8);		/* round(log2(2 / 0.01)) = round(7.64) */
+	CHECK_EQ_U64(s.nbits % (64 * s.rows), 0);
+	/* ceil(-1e5 ln(0.005) / ln(2)^2) = 1102775 bits, rows of whole words */
+	CHECK_EQ_U64(s.nbits, 8 * 137856);
+	CHECK(bloom_shape_for(1, 0.5, BLOOM_LAYOUT_MATRIX, &s, err));
+	CHECK_EQ_U64(s.nbits, 8 * 64);
+	CHECK(!bloom_shape_for(1e300, 0.01, BLOOM_LAYOUT_MATRIX, &s, err));
+	CHECK(!bloom_shape_for(100, 1e-30, BLOOM_LAYOUT_MATRIX, &s, err));
+	CHECK(!bloom_shape_for(0, 0.01, BLOOM_LAYOUT_MATRIX, &s, err));
+
+	/* the rule meets the request at capacity (sampling error ~2% at 0.01) */
+	p = measured_fpp(100000, 0.01, &s);
+	CHECK(p > 0 && p <= 0.01);
+	fprintf(stderr, "  matrix sized for 1e5 at 0.01: measured %.5f\n", p);
+	p = measured_fpp(20000, 0.05, &s);
+	CHECK(p > 0 && p <= 0.05);
+	fprintf(stderr, "  matrix sized for 2e4 at 0.05: measured %.5f\n", p);
+	p = measured_fpp(50000, 0.001, &s);
+	CHECK(p >= 0 && p <= 0.0012);
+	fprintf(stderr, "  matrix sized for 5e4 at 0.001: measured %.5f\n", p);
+}
+
+static void
+test_estimate_fpp(void)
+{
+	BloomFilter *f = new_matrix(8, 8192, 7, 2);
+	uint64_t	fp = 0;
+
+	CHECK(bloom_estimate_fpp(f) == 0.0);
+	for (uint64_t v = 0; v < 5000; v++)
+		bloom_insert(f, value(v));
+	for (uint64_t v = 0; v < 200000; v++)
+		fp += bloom_query(f, value(UINT64_C(1) << 41 | v));
+	/* the estimate from the rows' fills agrees with measurement within 15% */
+	CHECK_NEAR(bloom_estimate_fpp(f) / ((double) fp / 200000), 1.0, 0.15);
+	free(f);
+}
+
+int
+main(void)
+{
+	RUN(test_shapes);
+	RUN(test_popcount_range);
+	RUN(test_no_false_negatives);
+	RUN(test_one_row_per_value);
+	RUN(test_longest_bit_match);
+	RUN(test_full_rows_and_full_at);
+	RUN(test_set_operations);
+	RUN(test_wire);
+	RUN(test_sizing);
+	RUN(test_estimate_fpp);
+	return unit_report("matrix");
+}
