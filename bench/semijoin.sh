@@ -16,8 +16,9 @@ ROWS=${ROWS:-1000000}			# remote orders
 CUSTOMERS=${CUSTOMERS:-100000}	# distinct keys, local customers
 RUNS=${RUNS:-3}					# timed runs per query; the best is kept
 FPPS=${FPPS:-"0.01 0.0001"}	# false-positive rates of the filters tried
-# how the local side builds its filter from the selected keys (FPP: the rate)
-FILTER_AGG=${FILTER_AGG:-"bloom_add_all(bloom_empty(greatest(count(*), 1), FPP), array_agg(id))"}
+# how the local side builds its filter from the selected keys (CAP: their
+# number, FPP: the rate)
+FILTER_AGG=${FILTER_AGG:-"bloom_agg(id, CAP, FPP)"}
 PORT_BASE=${PORT_BASE:-5565}
 PGBIN=${PGBIN:-$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)}
 LOCAL_PORT=$((PORT_BASE + 1))
@@ -132,12 +133,17 @@ SQL
 printf '\n%-11s %-14s %12s %14s %12s %12s %10s\n' selectivity plan rows_shipped bytes_to_local bytes_to_rem filter_bytes wall_ms
 printf '%s\n' '-------------------------------------------------------------------------------------------------'
 for sel in sel_001 sel_01 sel_1; do
-	case $sel in sel_001) label=0.1% ;; sel_01) label=1% ;; sel_1) label=10% ;; esac
+	case $sel in
+	sel_001) label=0.1% cap=$((CUSTOMERS / 1000)) ;;
+	sel_01) label=1% cap=$((CUSTOMERS / 100)) ;;
+	sel_1) label=10% cap=$((CUSTOMERS / 10)) ;;
+	esac
 	join="SELECT o.* FROM remote_orders o JOIN customers c ON c.id = o.customer_id WHERE c.$sel"
 	read -r rows0 ms0 sent0 recv0 < <(measure "$join")
 	printf '%-11s %-14s %12d %14d %12d %12s %10.1f\n' "$label" plain "$rows0" "$sent0" "$recv0" - "$ms0"
 	for fpp in $FPPS; do
-		filter="(SELECT ${FILTER_AGG//FPP/$fpp} FROM customers WHERE $sel)"
+		agg=${FILTER_AGG//FPP/$fpp}
+		filter="(SELECT ${agg//CAP/$cap} FROM customers WHERE $sel)"
 		read -r rows1 ms1 sent1 recv1 < <(measure "$join AND bloom_contains($filter, o.customer_id)")
 		fbytes=$(psql_on "$LOCAL_PORT" -A -t -c "SELECT octet_length($filter::text)")
 		printf '%-11s %-14s %12d %14d %12d %12d %10.1f\n' "$label" "prefilter $fpp" "$rows1" "$sent1" "$recv1" "$fbytes" "$ms1"
