@@ -1,0 +1,133 @@
+-- bloomfilter: semijoin prefiltering across servers and materialized
+-- summaries (doc/distributed.md, doc/summaries.md).
+
+-- Planner estimates for probes: see src/bloom_support.c.
+CREATE FUNCTION @extschema@.bloom_contains_support(internal) RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_contains_support' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_contains_support(internal) IS
+	'planner support for bloom_contains: selectivity from the filter''s cardinality and fpp and the column''s distinct values';
+
+CREATE FUNCTION @extschema@.bloom_contains_restrict(internal, oid, internal, integer) RETURNS float8
+	AS 'MODULE_PATHNAME', 'bloom_contains_restrict' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_contains_restrict(internal, oid, internal, integer) IS
+	'restriction selectivity of the operators @> and <@ (the same estimate as bloom_contains)';
+
+ALTER FUNCTION @extschema@.bloom_contains(@extschema@.bloom, anyelement)
+	SUPPORT @extschema@.bloom_contains_support;
+ALTER FUNCTION @extschema@.bloom_contained_by(anyelement, @extschema@.bloom)
+	SUPPORT @extschema@.bloom_contains_support;
+ALTER OPERATOR @extschema@.@> (@extschema@.bloom, anyelement)
+	SET (RESTRICT = @extschema@.bloom_contains_restrict);
+ALTER OPERATOR @extschema@.<@ (anyelement, @extschema@.bloom)
+	SET (RESTRICT = @extschema@.bloom_contains_restrict);
+
+-- One filter per leaf partition of a partitioned table.  Each partition is
+-- aggregated by its own query, so a foreign partition (a shard behind
+-- postgres_fdw) builds its filter remotely and only the filter crosses the
+-- network.  All filters share one shape and can be united.
+-- PARALLEL RESTRICTED: it runs queries, possibly on foreign tables.
+CREATE FUNCTION @extschema@.bloom_partition_filters(
+	parent regclass, key_column name, capacity bigint, fpp float8 DEFAULT 0.01)
+	RETURNS TABLE (partition regclass, filter @extschema@.bloom)
+	LANGUAGE plpgsql STABLE STRICT PARALLEL RESTRICTED
+AS $$
+DECLARE
+	leaf regclass;
+BEGIN
+	-- validate the shape once, before touching any partition
+	PERFORM @extschema@.bloom_empty(capacity, fpp);
+	FOR leaf IN
+		SELECT t.relid FROM pg_catalog.pg_partition_tree(parent) AS t
+		WHERE t.isleaf ORDER BY t.relid::text
+	LOOP
+		partition := leaf;
+		-- capacity and fpp as literals: the remote query is then self-contained
+		EXECUTE pg_catalog.format(
+			'SELECT @extschema@.bloom_agg(%I, %s::bigint, %s::float8) FROM %s',
+			key_column, capacity, fpp, leaf)
+			INTO filter;
+		RETURN NEXT;
+	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.bloom_partition_filters(regclass, name, bigint, float8) IS
+	'one filter of key_column per leaf partition of parent (foreign partitions aggregate remotely), all of the shape bloom_empty(capacity, fpp)';
+
+-- Materialized summaries: one filter per bucket (a day, a partition key
+-- value) in a table summary(<bucket column> PRIMARY KEY, filter bloom).
+
+-- Rebuilds every bucket's filter from the source table (the periodic
+-- refresh).  Returns the number of buckets written.  Buckets that no longer
+-- have rows are removed.  Runs in the caller's transaction: readers see
+-- the old filters until it commits.
+CREATE FUNCTION @extschema@.bloom_summary_refresh(
+	summary regclass, source regclass, bucket_column name, key_column name,
+	capacity bigint, fpp float8 DEFAULT 0.01)
+	RETURNS bigint
+	LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+AS $$
+DECLARE
+	written bigint;
+BEGIN
+	PERFORM @extschema@.bloom_empty(capacity, fpp);
+	EXECUTE pg_catalog.format('DELETE FROM %s', summary);
+	EXECUTE pg_catalog.format(
+		'INSERT INTO %s (%I, filter) '
+		'SELECT %I, @extschema@.bloom_agg(%I, %s::bigint, %s::float8) FROM %s GROUP BY 1',
+		summary, bucket_column, bucket_column, key_column, capacity, fpp, source);
+	GET DIAGNOSTICS written = ROW_COUNT;
+	RETURN written;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.bloom_summary_refresh(regclass, regclass, name, name, bigint, float8) IS
+	'rebuilds summary(bucket_column, filter): one filter of key_column per bucket of source, of the shape bloom_empty(capacity, fpp)';
+
+-- Statement-level trigger keeping a summary current: one upsert per bucket
+-- per statement, from the statement's transition table, which must be
+-- named bloom_new_rows.  Arguments: summary table, bucket column, key
+-- column, capacity, fpp.  Use it AFTER INSERT and AFTER UPDATE (two
+-- triggers: a trigger with a transition table has one event).
+CREATE FUNCTION @extschema@.bloom_summary_trigger() RETURNS trigger
+	LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+AS $$
+DECLARE
+	summary regclass;
+	bucket_column name;
+	key_column name;
+	capacity bigint;
+	fpp float8;
+	null_buckets bigint;
+BEGIN
+	IF TG_LEVEL <> 'STATEMENT' OR TG_WHEN <> 'AFTER' OR TG_NARGS <> 5 THEN
+		RAISE EXCEPTION 'bloom_summary_trigger must be an AFTER ... FOR EACH STATEMENT trigger with 5 arguments'
+			USING ERRCODE = 'invalid_parameter_value',
+			      HINT = 'CREATE TRIGGER ... AFTER INSERT ON t REFERENCING NEW TABLE AS bloom_new_rows FOR EACH STATEMENT EXECUTE FUNCTION bloom_summary_trigger(''summary'', ''bucket_column'', ''key_column'', capacity, fpp)';
+	END IF;
+	summary := TG_ARGV[0]::regclass;
+	bucket_column := TG_ARGV[1];
+	key_column := TG_ARGV[2];
+	capacity := TG_ARGV[3]::bigint;
+	fpp := TG_ARGV[4]::float8;
+
+	-- a row whose bucket is NULL could not be found again: refuse it
+	EXECUTE pg_catalog.format(
+		'SELECT count(*) FROM bloom_new_rows WHERE %I IS NULL AND %I IS NOT NULL',
+		bucket_column, key_column) INTO null_buckets;
+	IF null_buckets > 0 THEN
+		RAISE EXCEPTION 'bloom summary %: % row(s) with a NULL bucket column "%"',
+			summary, null_buckets, bucket_column
+			USING ERRCODE = 'not_null_violation';
+	END IF;
+
+	EXECUTE pg_catalog.format(
+		'INSERT INTO %1$s AS s (%2$I, filter) '
+		'SELECT %2$I, @extschema@.bloom_agg(%3$I, %4$s::bigint, %5$s::float8) '
+		'FROM bloom_new_rows WHERE %3$I IS NOT NULL GROUP BY 1 '
+		'ON CONFLICT (%2$I) DO UPDATE '
+		'SET filter = @extschema@.bloom_union(s.filter, EXCLUDED.filter)',
+		summary, bucket_column, key_column, capacity, fpp);
+	RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.bloom_summary_trigger() IS
+	'statement trigger (transition table bloom_new_rows) adding the new keys to summary(bucket, filter), one upsert per bucket; args: summary, bucket column, key column, capacity, fpp';
