@@ -15,15 +15,19 @@ FROM io ORDER BY n;
 -- the insert count survives every form
 SELECT n, (bloom_info(f::text::bloom)).inserted, (bloom_info(f::bytea::bloom)).inserted FROM io ORDER BY n;
 
--- binary COPY keeps every bit (send/recv are the bytea bytes)
-COPY io TO '/tmp/bloomfilter_regress_io.bin' (FORMAT binary);
+-- binary COPY keeps every bit (send/recv are the bytea bytes); the files
+-- go to this run's results directory
+\getenv abs_builddir PG_ABS_BUILDDIR
+\set io_bin :abs_builddir '/results/003_bloom_io.bin'
+\set io_txt :abs_builddir '/results/003_bloom_io.txt'
+COPY io TO :'io_bin' (FORMAT binary);
 CREATE TEMP TABLE io2 (LIKE io);
-COPY io2 FROM '/tmp/bloomfilter_regress_io.bin' (FORMAT binary);
+COPY io2 FROM :'io_bin' (FORMAT binary);
 SELECT n, io.f = io2.f AS same, io.f::text = io2.f::text AS same_text FROM io JOIN io2 USING (n) ORDER BY n;
 -- text COPY as well
-COPY io TO '/tmp/bloomfilter_regress_io.txt';
+COPY io TO :'io_txt';
 TRUNCATE io2;
-COPY io2 FROM '/tmp/bloomfilter_regress_io.txt';
+COPY io2 FROM :'io_txt';
 SELECT count(*) FILTER (WHERE io.f = io2.f) AS same FROM io JOIN io2 USING (n);
 
 -- the documented byte layout (doc/format.md)

@@ -119,8 +119,10 @@ SELECT f::text::multibloom = f AS text_round_trip,
 FROM mb_f;
 SELECT encode(multibloom_add(multibloom_empty(1, 1, 0.5), 1)::bytea, 'hex');
 CREATE TEMP TABLE mb_copy (f multibloom);
-\copy (SELECT f FROM mb_f) TO '/tmp/multibloom_201_copy.bin' WITH (FORMAT binary)
-\copy mb_copy FROM '/tmp/multibloom_201_copy.bin' WITH (FORMAT binary)
+\getenv abs_builddir PG_ABS_BUILDDIR
+\set mb_bin :abs_builddir '/results/201_multibloom_copy.bin'
+COPY (SELECT f FROM mb_f) TO :'mb_bin' WITH (FORMAT binary);
+COPY mb_copy FROM :'mb_bin' WITH (FORMAT binary);
 SELECT c.f = m.f AS binary_copy_round_trip FROM mb_copy c, mb_f m;
 
 -- a stored, toasted filter is probed like an inline one
