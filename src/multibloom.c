@@ -96,6 +96,23 @@ multibloom_copy(const MultiBloom *mb)
 	return copy;
 }
 
+/*
+ * a | b as a new value (compatible shapes): each part the size of the
+ * smaller of the two, so auto-sized filters of different sizes fold.
+ */
+static MultiBloom *
+multibloom_union_new(const MultiBloom *a, const MultiBloom *b)
+{
+	BloomShape	shapes[MULTIBLOOM_MAX_ATTRS + 1];
+	MultiBloom *result;
+
+	multibloom_union_shapes(a, b, shapes);
+	result = multibloom_alloc(a->nattrs, shapes);
+	multibloom_union_build(result, a, b);
+	set_part_lengths(result);
+	return result;
+}
+
 static void
 check_struct_or_error(const MultiBloom *mb)
 {
@@ -643,8 +660,7 @@ multibloom_union(PG_FUNCTION_ARGS)
 	MultiBloom *result;
 
 	report_incompatible(a, b);
-	result = multibloom_copy(a);
-	multibloom_union_into(result, b);
+	result = multibloom_union_new(a, b);
 	PG_RETURN_POINTER(result);
 }
 
@@ -832,7 +848,18 @@ state_union(MultiBloomAggState *state, const MultiBloom *src, MemoryContext aggc
 		return state;
 	}
 	report_incompatible(state->mb, src);
-	multibloom_union_into(state->mb, src);
+	if (multibloom_union_fits(state->mb, src))
+		multibloom_union_into(state->mb, src);
+	else
+	{
+		/* auto-sized parts of src are smaller: the state shrinks to them */
+		MemoryContext old = MemoryContextSwitchTo(aggcontext);
+		MultiBloom *smaller = multibloom_union_new(state->mb, src);
+
+		MemoryContextSwitchTo(old);
+		pfree(state->mb);
+		state->mb = smaller;
+	}
 	return state;
 }
 

@@ -70,6 +70,16 @@ part_seed(int i, int nattrs)
 	return i == nattrs ? MULTIBLOOM_VERIFY_SEED : multibloom_attr_seed(i + 1);
 }
 
+/* Bytes of a part in memory, from its header (counters included for matrix). */
+static uint64_t
+part_struct_bytes(const BloomFilter *part)
+{
+	BloomShape	shape;
+
+	bloom_get_shape(part, &shape);
+	return bloom_shape_bytes(&shape);
+}
+
 static bool
 nattrs_check(long nattrs, char *errbuf)
 {
@@ -126,7 +136,7 @@ multibloom_struct_bytes(int nattrs, const BloomShape *shapes, uint64_t *bytes, c
 			return false;
 		}
 		/* each part is below 1 GB and there are at most 33: no overflow */
-		total += bloom_struct_bytes(shapes[i].nbits);
+		total += bloom_shape_bytes(&shapes[i]);
 	}
 	if (total > BLOOM_MAX_ALLOC_BYTES)
 	{
@@ -154,7 +164,7 @@ multibloom_init(MultiBloom *mb, int nattrs, const BloomShape *shapes)
 	{
 		mb->offsets[i] = off;
 		bloom_init(multibloom_part(mb, i), &shapes[i]);
-		off += bloom_struct_bytes(shapes[i].nbits);
+		off += bloom_shape_bytes(&shapes[i]);
 	}
 }
 
@@ -289,6 +299,48 @@ multibloom_compatible(const MultiBloom *a, const MultiBloom *b, char *errbuf)
 		}
 	}
 	return true;
+}
+
+bool
+multibloom_union_fits(const MultiBloom *dst, const MultiBloom *src)
+{
+	for (int i = 0; i <= dst->nattrs; i++)
+		if (multibloom_part_c(dst, i)->nbits > multibloom_part_c(src, i)->nbits)
+			return false;
+	return true;
+}
+
+void
+multibloom_union_shapes(const MultiBloom *a, const MultiBloom *b, BloomShape *shapes)
+{
+	for (int i = 0; i <= a->nattrs; i++)
+	{
+		const BloomFilter *pa = multibloom_part_c(a, i);
+		const BloomFilter *pb = multibloom_part_c(b, i);
+
+		bloom_get_shape(pa->nbits <= pb->nbits ? pa : pb, &shapes[i]);
+	}
+}
+
+void
+multibloom_union_build(MultiBloom *result, const MultiBloom *a, const MultiBloom *b)
+{
+	for (int i = 0; i <= a->nattrs; i++)
+	{
+		const BloomFilter *pa = multibloom_part_c(a, i);
+		const BloomFilter *pb = multibloom_part_c(b, i);
+		const BloomFilter *smaller = pa->nbits <= pb->nbits ? pa : pb;
+		const BloomFilter *larger = smaller == pa ? pb : pa;
+		BloomFilter *dst = multibloom_part(result, i);
+		int32_t		host_len = dst->vl_len_;
+
+		/* a copy of the smaller part (its header and bits), then the other folded in */
+		memcpy(dst, smaller, part_struct_bytes(smaller));
+		dst->vl_len_ = host_len;
+		bloom_union_into(dst, larger);
+	}
+	result->rows = a->rows > UINT64_MAX - b->rows ? UINT64_MAX : a->rows + b->rows;
+	result->flags = a->flags & b->flags;
 }
 
 void
@@ -490,7 +542,8 @@ multibloom_deserialize(const uint8_t *buf, size_t len, MultiBloom *mb)
 		part = multibloom_part(mb, i);
 		bloom_deserialize(buf + pos, (size_t) part_len, part);
 		pos += part_len;
-		off += bloom_struct_bytes(part->nbits);
+		/* the size multibloom_wire_check counted: matrix parts carry counters */
+		off += part_struct_bytes(part);
 	}
 }
 

@@ -152,8 +152,25 @@ extern bool multibloom_query_row(const MultiBloom *mb, const uint64_t *attr_hash
 /* True if a and b can be united; else false, errbuf naming both shapes. */
 extern bool multibloom_compatible(const MultiBloom *a, const MultiBloom *b, char *errbuf);
 
-/* dst |= src (compatible shapes). */
+/*
+ * dst |= src in place, for compatible shapes where multibloom_union_fits:
+ * no part of dst has more bits than src's (a larger auto-sized part of src
+ * is folded onto dst's size).
+ */
+extern bool multibloom_union_fits(const MultiBloom *dst, const MultiBloom *src);
 extern void multibloom_union_into(MultiBloom *dst, const MultiBloom *src);
+
+/*
+ * Union into a new value, for any compatible a and b: auto-sized parts of
+ * different sizes fold onto the smaller, part by part (the smaller part may
+ * be a's for one attribute and b's for another).  shapes (nattrs + 1) get
+ * the result's part shapes; result, zeroed and multibloom_init'ed with them,
+ * receives a | b.
+ */
+extern void multibloom_union_shapes(const MultiBloom *a, const MultiBloom *b,
+									BloomShape *shapes);
+extern void multibloom_union_build(MultiBloom *result, const MultiBloom *a,
+								   const MultiBloom *b);
 
 /* Same nattrs, and every part has the same shape and bits. */
 extern bool multibloom_equal(const MultiBloom *a, const MultiBloom *b);
