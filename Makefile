@@ -45,11 +45,12 @@ test/unit/test_%: test/unit/test_%.c test/unit/unit.h $(CORE_SRCS) $(wildcard sr
 .PHONY: unit
 
 # ---- Fuzzing (libFuzzer): the plain-C parsers and set operations ----
-# make fuzz FUZZ_SECONDS=600   runs every harness for that long, from the
-#                              committed seeds, growing test/fuzz/work/<name>
+# make fuzz FUZZ_SECONDS=600   runs every harness for that long, from its
+#                              committed seeds test/fuzz/seeds/<name>, growing
+#                              test/fuzz/work/<name>
 # make fuzz-check              a 30-second run of each, for the test suite
 # make fuzz-seeds              regenerates the committed seed corpus
-# A crash leaves crash-* in test/fuzz/work; rerun with test/fuzz/<harness> FILE.
+# A crash leaves test/fuzz/work/<harness>-crash-*; rerun with test/fuzz/<harness> FILE.
 FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 600
 FUZZ_CFLAGS = -g -O1 -std=c99 -Isrc -fsanitize=fuzzer,address,undefined \
@@ -64,7 +65,7 @@ test/fuzz/make_seeds: test/fuzz/make_seeds.c $(CORE_SRCS) $(wildcard src/*_core.
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(CORE_SRCS) -lm
 
 fuzz-seeds: test/fuzz/make_seeds
-	rm -rf test/fuzz/seeds && mkdir -p test/fuzz/seeds
+	rm -rf test/fuzz/seeds
 	./test/fuzz/make_seeds test/fuzz/seeds
 
 fuzz: $(FUZZ_HARNESSES)
@@ -72,8 +73,8 @@ fuzz: $(FUZZ_HARNESSES)
 		name=$$(basename $$h); mkdir -p test/fuzz/work/$$name; \
 		echo "== $$name for $(FUZZ_SECONDS) s"; \
 		./$$h -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-			-artifact_prefix=test/fuzz/work/ \
-			test/fuzz/work/$$name test/fuzz/seeds || exit 1; \
+			-artifact_prefix=test/fuzz/work/$$name- \
+			test/fuzz/work/$$name test/fuzz/seeds/$$name || exit 1; \
 	done
 
 fuzz-check:

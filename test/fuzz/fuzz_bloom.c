@@ -8,8 +8,11 @@
  *	    1  binary form (recv, bytea cast): bloom_wire_check, bloom_deserialize
  *	    2  two binary filters (2-byte little-endian length of the first, then
  *	       both): bloom_compatible, then bloom_union_into / bloom_intersect_into
+ *	       into a copy of the smaller (auto-sized filters of different sizes
+ *	       fold), checked against bloom_fold
  *	    3  an in-memory value (as a forged or damaged datum would arrive):
  *	       bloom_struct_check, and if it passes, every reader
+ *	  Every layout (classic, blocked, matrix) goes through the same paths.
  *	  Every filter that parses is then exercised: insert, query, statistics,
  *	  equality, and serialization, which must give back the input bytes.
  *	  Invariants are checked with abort(), so a broken one is a crash.
@@ -29,6 +32,16 @@
 /* Largest struct the harness allocates; real inputs are far smaller. */
 #define MAX_STRUCT_BYTES	(1 << 24)
 
+/* Bytes of f in memory, from its header: matrix filters carry row counters. */
+static uint64_t
+filter_bytes(const BloomFilter *f)
+{
+	BloomShape	shape;
+
+	bloom_get_shape(f, &shape);
+	return bloom_shape_bytes(&shape);
+}
+
 /* Parses a binary filter the way bloom_from_wire does; NULL if rejected. */
 static BloomFilter *
 parse_wire(const uint8_t *buf, size_t len)
@@ -47,12 +60,14 @@ parse_wire(const uint8_t *buf, size_t len)
 	}
 	/* the size comes from a header that matched the payload length */
 	REQUIRE(bytes <= MAX_STRUCT_BYTES);
-	REQUIRE(bytes == (uint64_t) len + 4);
+	REQUIRE(bytes >= (uint64_t) len + 4);
 	f = malloc(bytes);
 	REQUIRE(f != NULL);
 	memset(f, 0xa5, bytes);		/* garbage, as palloc would leave */
 	f->vl_len_ = (int32_t) bytes;
 	bloom_deserialize(buf, len, f);
+	REQUIRE(filter_bytes(f) == bytes);
+	REQUIRE(bloom_wire_bytes(f) == len);
 	/* what the reader accepted, the in-memory guard accepts */
 	REQUIRE(bloom_struct_check(f, bytes, errbuf));
 	return f;
@@ -73,7 +88,7 @@ hash_from(const uint8_t *data, size_t len, unsigned i)
 static void
 exercise(BloomFilter *f, const uint8_t *data, size_t len)
 {
-	uint64_t	bytes = bloom_struct_bytes(f->nbits);
+	uint64_t	bytes = filter_bytes(f);
 	uint64_t	wire = bloom_wire_bytes(f);
 	uint8_t    *out = malloc(wire);
 	char		errbuf[BLOOM_ERRBUF_SIZE];
@@ -174,6 +189,18 @@ fuzz_binary(const uint8_t *data, size_t len)
 	}
 }
 
+/* A zero-bit copy of f's header, of f's size: bloom_fold's destination. */
+static BloomFilter *
+empty_like(const BloomFilter *f)
+{
+	uint64_t	bytes = filter_bytes(f);
+	BloomFilter *e = calloc(1, bytes);
+
+	REQUIRE(e != NULL);
+	memcpy(e, f, offsetof(BloomFilter, words));
+	return e;
+}
+
 /* Mode 2: union and intersection of two parsed filters. */
 static void
 fuzz_setops(const uint8_t *data, size_t len)
@@ -197,28 +224,49 @@ fuzz_setops(const uint8_t *data, size_t len)
 		REQUIRE(bloom_compatible(a, b, errbuf) == bloom_compatible(b, a, errbuf));
 		if (bloom_compatible(a, b, errbuf))
 		{
-			uint64_t	bytes = bloom_struct_bytes(a->nbits);
+			/* as bloom_union does: a copy of the smaller, the larger folded in */
+			const BloomFilter *small = a->nbits <= b->nbits ? a : b;
+			const BloomFilter *large = small == a ? b : a;
+			uint64_t	bytes = filter_bytes(small);
 			BloomFilter *u = malloc(bytes),
-					   *n = malloc(bytes);
-			uint64_t	n_a = bloom_bits_set(a),
-						n_b = bloom_bits_set(b);
+					   *n = malloc(bytes),
+					   *folded = empty_like(small);
+			uint64_t	n_s = bloom_bits_set(small),
+						n_l;
 
 			REQUIRE(u && n);
-			REQUIRE(bytes == bloom_struct_bytes(b->nbits));
-			memcpy(u, a, bytes);
-			memcpy(n, a, bytes);
-			bloom_union_into(u, b);
-			bloom_intersect_into(n, b);
+			if (large->nbits == small->nbits)
+				memcpy(folded, large, bytes);
+			else
+			{
+				REQUIRE(bloom_foldable(small, large));
+				REQUIRE(large->nbits % small->nbits == 0);
+				bloom_fold(large, folded);
+				REQUIRE(bloom_struct_check(folded, bytes, errbuf));
+			}
+			n_l = bloom_bits_set(folded);
+			memcpy(u, small, bytes);
+			memcpy(n, small, bytes);
+			bloom_union_into(u, large);
+			bloom_intersect_into(n, large);
 			REQUIRE(bloom_struct_check(u, bytes, errbuf));
 			REQUIRE(bloom_struct_check(n, bytes, errbuf));
-			/* |a|b| >= max, |a&b| <= min, |a|b| + |a&b| = |a| + |b| */
-			REQUIRE(bloom_bits_set(u) >= (n_a > n_b ? n_a : n_b));
-			REQUIRE(bloom_bits_set(n) <= (n_a < n_b ? n_a : n_b));
-			REQUIRE(bloom_bits_set(u) + bloom_bits_set(n) == n_a + n_b);
+			/* |s|l| >= max, |s&l| <= min, |s|l| + |s&l| = |s| + |l| */
+			REQUIRE(bloom_bits_set(u) >= (n_s > n_l ? n_s : n_l));
+			REQUIRE(bloom_bits_set(n) <= (n_s < n_l ? n_s : n_l));
+			REQUIRE(bloom_bits_set(u) + bloom_bits_set(n) == n_s + n_l);
+			/* no false negatives: every value either held is in the union */
+			for (uint64_t w = 0; w < bloom_nwords(small); w++)
+			{
+				REQUIRE((u->words[w] & small->words[w]) == small->words[w]);
+				REQUIRE((u->words[w] & folded->words[w]) == folded->words[w]);
+				REQUIRE((n->words[w] & ~(small->words[w] & folded->words[w])) == 0);
+			}
 			exercise(u, data, len);
 			exercise(n, data, len);
 			free(u);
 			free(n);
+			free(folded);
 		}
 		else
 			REQUIRE(!bloom_equal(a, b));
@@ -245,7 +293,7 @@ fuzz_struct(const uint8_t *data, size_t len)
 	if (bloom_struct_check(f, size, errbuf))
 	{
 		/* the guard skips the tail-bit check; readers must still be safe */
-		REQUIRE(size == bloom_struct_bytes(f->nbits));
+		REQUIRE(size == filter_bytes(f));
 		(void) bloom_bits_set(f);
 		(void) bloom_estimate_count(f);
 		(void) bloom_estimate_fpp(f);

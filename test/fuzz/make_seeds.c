@@ -1,9 +1,11 @@
 /*
  * make_seeds.c
- *	  Writes the seed corpus of fuzz_bloom into a directory: small valid
- *	  filters of every layout this build supports, in each of the harness's
- *	  input modes, and hand-made edge cases (every header field just out of
- *	  range, truncated and padded payloads, tail bits, bad base64).
+ *	  Writes the seed corpora of the fuzz harnesses into DIR/fuzz_bloom and
+ *	  DIR/fuzz_multibloom: small valid filters of every layout, in each of
+ *	  the harness's input modes, pairs that unite (equal shapes, auto-sized
+ *	  filters of different sizes that fold) and that do not, and hand-made
+ *	  edge cases (every header field just out of range, truncated and padded
+ *	  payloads, tail bits, bad base64, multibloom part lengths and seeds).
  *
  *	  Usage: make_seeds DIR    (run by `make fuzz-seeds`)
  */
@@ -11,8 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#include "bloom_core.h"
+#include "multibloom_core.h"
 
 static const char *outdir;
 static int	nseeds;
@@ -43,8 +46,8 @@ build(const BloomShape *s, unsigned n)
 
 	if (!bloom_shape_check(s, errbuf))
 		return NULL;
-	f = calloc(1, bloom_struct_bytes(s->nbits));
-	f->vl_len_ = (int32_t) bloom_struct_bytes(s->nbits);
+	f = calloc(1, bloom_shape_bytes(s));
+	f->vl_len_ = (int32_t) bloom_shape_bytes(s);
 	bloom_init(f, s);
 	for (unsigned i = 0; i < n; i++)
 		bloom_insert(f, bloom_hash_derive(UINT64_C(0x1234567) * (i + 1)));
@@ -78,7 +81,7 @@ write_filter(const char *tag, const BloomFilter *f, const BloomFilter *other)
 	snprintf(name, sizeof(name), "binary-%s", tag);
 	write_seed(name, 1, w, len);
 	snprintf(name, sizeof(name), "struct-%s", tag);
-	write_seed(name, 3, (const uint8_t *) f + 4, bloom_struct_bytes(f->nbits) - 4);
+	write_seed(name, 3, (const uint8_t *) f + 4, (size_t) f->vl_len_ - 4);
 
 	if (other)
 	{
@@ -192,6 +195,318 @@ write_damaged(const BloomFilter *base)
 	free(w);
 }
 
+/* A pair of binary forms, as mode 2 of both harnesses reads it. */
+static void
+write_pair(const char *name, const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	uint8_t    *pair = malloc(2 + alen + blen);
+
+	pair[0] = (uint8_t) alen;
+	pair[1] = (uint8_t) (alen >> 8);
+	memcpy(pair + 2, a, alen);
+	memcpy(pair + 2 + alen, b, blen);
+	write_seed(name, 2, pair, 2 + alen + blen);
+	free(pair);
+}
+
+/* Auto-sized classic filters of different power-of-two sizes: they fold. */
+static void
+write_bloom_fold_pairs(void)
+{
+	static const uint64_t sizes[] = {64, 128, 512, 4096};
+	BloomFilter *f[4];
+	uint8_t    *w[4];
+	size_t		len[4];
+
+	for (int i = 0; i < 4; i++)
+	{
+		BloomShape	s = {BLOOM_LAYOUT_CLASSIC, sizes[i], 7, 0, 0, 0};
+
+		f[i] = build(&s, (unsigned) (3 << i));
+		f[i]->flags |= BLOOM_FLAG_AUTOSIZED;
+		w[i] = wire_of(f[i], &len[i]);
+	}
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 4; j++)
+		{
+			char		name[64];
+
+			if (i == j)
+				continue;
+			snprintf(name, sizeof(name), "pair-autosized-%llu-%llu",
+					 (unsigned long long) sizes[i], (unsigned long long) sizes[j]);
+			write_pair(name, w[i], len[i], w[j], len[j]);
+		}
+	for (int i = 0; i < 4; i++)
+	{
+		free(f[i]);
+		free(w[i]);
+	}
+}
+
+/* ---- multibloom ---- */
+
+/* A multibloom of these part shapes with nrows rows, or NULL if invalid. */
+static MultiBloom *
+build_mb(int nattrs, const BloomShape *shapes, unsigned nrows, bool autosized,
+		 uint64_t *total)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	MultiBloom *mb;
+
+	if (!multibloom_struct_bytes(nattrs, shapes, total, errbuf))
+	{
+		fprintf(stderr, "multibloom seed skipped: %s\n", errbuf);
+		return NULL;
+	}
+	mb = calloc(1, *total);
+	mb->vl_len_ = (int32_t) *total;
+	multibloom_init(mb, nattrs, shapes);
+	for (int i = 0; i <= nattrs; i++)
+		multibloom_part(mb, i)->vl_len_ = (int32_t) multibloom_part_bytes(mb, *total, i);
+	if (autosized)
+	{
+		mb->flags |= MULTIBLOOM_FLAG_AUTOSIZED;
+		for (int i = 0; i <= nattrs; i++)
+			multibloom_part(mb, i)->flags |= BLOOM_FLAG_AUTOSIZED;
+	}
+	for (unsigned r = 0; r < nrows; r++)
+	{
+		uint64_t	h[MULTIBLOOM_MAX_ATTRS];
+		bool		isnull[MULTIBLOOM_MAX_ATTRS];
+
+		for (int i = 0; i < nattrs; i++)
+		{
+			h[i] = UINT64_C(0x2545F4914F6CDD1D) * (r * 31 + i + 1);
+			isnull[i] = (r % 7 == 3 && i == 0);
+		}
+		multibloom_add_row(mb, h, isnull);
+	}
+	return mb;
+}
+
+static uint8_t *
+mb_wire_of(const MultiBloom *mb, uint64_t total, size_t *len)
+{
+	uint8_t    *w;
+
+	*len = (size_t) multibloom_wire_bytes(mb, total);
+	w = malloc(*len);
+	multibloom_serialize(mb, total, w);
+	return w;
+}
+
+/* Classic part shapes of power-of-two word counts, seeds as multibloom's. */
+static void
+mb_shapes(int nattrs, const uint64_t *nbits, BloomShape *shapes)
+{
+	for (int i = 0; i <= nattrs; i++)
+	{
+		memset(&shapes[i], 0, sizeof(BloomShape));
+		shapes[i].layout = BLOOM_LAYOUT_CLASSIC;
+		shapes[i].nbits = nbits[i];
+		shapes[i].nhashes = 5;
+		shapes[i].seed = i == nattrs ? MULTIBLOOM_VERIFY_SEED : multibloom_attr_seed(i + 1);
+	}
+}
+
+/* Writes a multibloom in modes 0, 1 and 3. */
+static void
+write_mb(const char *tag, const MultiBloom *mb, uint64_t total)
+{
+	char		name[256];
+	size_t		len;
+	uint8_t    *w = mb_wire_of(mb, total, &len);
+	char	   *text = malloc(base64_encoded_len(len) + 1);
+
+	base64_encode(w, len, text);
+	snprintf(name, sizeof(name), "text-%s", tag);
+	write_seed(name, 0, text, base64_encoded_len(len));
+	snprintf(name, sizeof(name), "binary-%s", tag);
+	write_seed(name, 1, w, len);
+	snprintf(name, sizeof(name), "struct-%s", tag);
+	write_seed(name, 3, (const uint8_t *) mb + 4, (size_t) total - 4);
+	free(text);
+	free(w);
+}
+
+/* Binary forms damaged in one header field or length. */
+static void
+write_mb_damaged(const MultiBloom *mb, uint64_t total)
+{
+	size_t		len;
+	uint8_t    *w = mb_wire_of(mb, total, &len);
+	uint8_t    *d = malloc(len + 16);
+	struct
+	{
+		const char *name;
+		size_t		off;
+		int			width;
+		uint64_t	value;
+	}			edits[] = {
+		{"version0", 0, 1, 0},
+		{"version2", 0, 1, 2},
+		{"nattrs0", 1, 1, 0},
+		{"nattrs1", 1, 1, 1},
+		{"nattrs33", 1, 1, 33},
+		{"nattrs255", 1, 1, 255},
+		{"flags-unknown", 2, 1, 0x80},
+		{"reserved0", 3, 1, 1},
+		{"rows-max", 4, 8, UINT64_MAX},
+		{"reserved1", 12, 8, 1},
+		{"length0-zero", 20, 8, 0},
+		{"length0-huge", 20, 8, UINT64_MAX},
+		{"length0-2p63", 20, 8, UINT64_C(1) << 63},
+		{"length0-short", 20, 8, 60},
+		{"length1-plus8", 28, 8, 0},	/* value patched below */
+	};
+
+	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++)
+	{
+		char		name[128];
+
+		memcpy(d, w, len);
+		if (edits[i].width == 1)
+			d[edits[i].off] = (uint8_t) edits[i].value;
+		else
+			put64(d + edits[i].off, edits[i].value);
+		if (strcmp(edits[i].name, "length1-plus8") == 0)
+			put64(d + 28, (uint64_t) (w[28] | (w[29] << 8)) + 8);
+		snprintf(name, sizeof(name), "binary-bad-%s", edits[i].name);
+		write_seed(name, 1, d, len);
+		/* in memory the fields sit at the same offsets; the lengths are offsets */
+		snprintf(name, sizeof(name), "struct-bad-%s", edits[i].name);
+		write_seed(name, 3, d, len);
+	}
+	/* the first part's seed (offset 12 of the part) swapped with the second's */
+	memcpy(d, w, len);
+	{
+		size_t		part0 = MULTIBLOOM_WIRE_FIXED_BYTES + 8 * (mb->nattrs + 1);
+
+		d[part0 + 12] = 2;
+		write_seed("binary-bad-part-seed", 1, d, len);
+		memcpy(d, w, len);
+		d[part0 + 3] = 0x80;	/* unknown bloom flag in a part */
+		write_seed("binary-bad-part-flags", 1, d, len);
+	}
+	write_seed("binary-empty", 1, d, 0);
+	write_seed("binary-fixed-only", 1, w, MULTIBLOOM_WIRE_FIXED_BYTES);
+	write_seed("binary-short-by-1", 1, w, len - 1);
+	memcpy(d, w, len);
+	memset(d + len, 0, 8);
+	write_seed("binary-trailing-word", 1, d, len + 8);
+	free(d);
+	free(w);
+}
+
+static void
+write_multibloom_seeds(void)
+{
+	BloomShape	shapes[MULTIBLOOM_MAX_ATTRS + 1];
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	uint64_t	total,
+				t2;
+	MultiBloom *mb,
+			   *mb2;
+	uint8_t    *w,
+			   *w2;
+	size_t		len,
+				len2;
+
+	/* sized like multibloom_empty, 1 to 3 attributes and the maximum */
+	for (int nattrs = 1; nattrs <= 3; nattrs++)
+	{
+		double		caps[MULTIBLOOM_MAX_ATTRS];
+		char		tag[64];
+
+		for (int i = 0; i < nattrs; i++)
+			caps[i] = 20;
+		if (!multibloom_shapes_for(nattrs, caps, 20, 0.05, shapes, errbuf))
+			continue;
+		mb = build_mb(nattrs, shapes, 0, false, &total);
+		snprintf(tag, sizeof(tag), "sized-%dattrs-empty", nattrs);
+		write_mb(tag, mb, total);
+		free(mb);
+		mb = build_mb(nattrs, shapes, 15, false, &total);
+		snprintf(tag, sizeof(tag), "sized-%dattrs-15", nattrs);
+		write_mb(tag, mb, total);
+		mb2 = build_mb(nattrs, shapes, 3, false, &t2);
+		w = mb_wire_of(mb, total, &len);
+		w2 = mb_wire_of(mb2, t2, &len2);
+		snprintf(tag, sizeof(tag), "pair-sized-%dattrs", nattrs);
+		write_pair(tag, w, len, w2, len2);
+		if (nattrs == 2)
+			write_mb_damaged(mb, total);
+		free(w);
+		free(w2);
+		free(mb);
+		free(mb2);
+	}
+	{
+		double		caps[MULTIBLOOM_MAX_ATTRS];
+
+		for (int i = 0; i < MULTIBLOOM_MAX_ATTRS; i++)
+			caps[i] = 2;
+		if (multibloom_shapes_for(MULTIBLOOM_MAX_ATTRS, caps, 2, 0.5, shapes, errbuf))
+		{
+			mb = build_mb(MULTIBLOOM_MAX_ATTRS, shapes, 2, false, &total);
+			write_mb("sized-32attrs-2", mb, total);
+			free(mb);
+		}
+	}
+
+	/* auto-sized pairs that fold: one larger in every part, and mixed */
+	{
+		static const uint64_t small[] = {64, 128, 64};
+		static const uint64_t large[] = {256, 512, 1024};
+		static const uint64_t mixed[] = {512, 64, 128};
+
+		mb_shapes(2, small, shapes);
+		mb = build_mb(2, shapes, 4, true, &total);
+		write_mb("auto-small", mb, total);
+		w = mb_wire_of(mb, total, &len);
+		free(mb);
+		mb_shapes(2, large, shapes);
+		mb = build_mb(2, shapes, 40, true, &total);
+		write_mb("auto-large", mb, total);
+		w2 = mb_wire_of(mb, total, &len2);
+		free(mb);
+		write_pair("pair-auto-small-large", w, len, w2, len2);
+		write_pair("pair-auto-large-small", w2, len2, w, len);
+		free(w2);
+		mb_shapes(2, mixed, shapes);
+		mb = build_mb(2, shapes, 20, true, &total);
+		w2 = mb_wire_of(mb, total, &len2);
+		free(mb);
+		write_pair("pair-auto-small-mixed", w, len, w2, len2);
+		write_pair("pair-auto-mixed-small", w2, len2, w, len);
+		free(w);
+		free(w2);
+	}
+
+	/* parts of the other layouts, which only a hand-made value holds */
+	{
+		static const uint64_t nbits[] = {512, 128, 1024};
+
+		mb_shapes(2, nbits, shapes);
+		shapes[0].layout = BLOOM_LAYOUT_BLOCKED;
+		shapes[0].nhashes = 4;
+		shapes[1].layout = BLOOM_LAYOUT_MATRIX;
+		shapes[1].nhashes = 2;
+		shapes[1].rows = 2;
+		shapes[1].locators = 1;
+		mb = build_mb(2, shapes, 10, false, &total);
+		if (mb)
+		{
+			write_mb("layouts-blocked-matrix", mb, total);
+			w = mb_wire_of(mb, total, &len);
+			write_pair("pair-layouts", w, len, w, len);
+			free(w);
+			free(mb);
+		}
+	}
+}
+
 static void
 write_text_edge_cases(void)
 {
@@ -237,13 +552,23 @@ main(int argc, char **argv)
 	};
 	BloomFilter *prev = NULL;
 	BloomFilter *first_classic = NULL;
+	char		bloom_dir[1024],
+				mb_dir[1024];
 
 	if (argc != 2)
 	{
 		fprintf(stderr, "usage: %s DIR\n", argv[0]);
 		return 2;
 	}
-	outdir = argv[1];
+	snprintf(bloom_dir, sizeof(bloom_dir), "%s/fuzz_bloom", argv[1]);
+	snprintf(mb_dir, sizeof(mb_dir), "%s/fuzz_multibloom", argv[1]);
+	mkdir(argv[1], 0755);
+	if (mkdir(bloom_dir, 0755) != 0 || mkdir(mb_dir, 0755) != 0)
+	{
+		perror("mkdir");
+		return 1;
+	}
+	outdir = bloom_dir;
 
 	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
 	{
@@ -285,6 +610,13 @@ main(int argc, char **argv)
 	if (first_classic)
 		write_damaged(first_classic);
 	free(first_classic);
+	write_bloom_fold_pairs();
+	write_text_edge_cases();
+	printf("wrote %d seeds to %s\n", nseeds, outdir);
+
+	outdir = mb_dir;
+	nseeds = 0;
+	write_multibloom_seeds();
 	write_text_edge_cases();
 	printf("wrote %d seeds to %s\n", nseeds, outdir);
 	return 0;

@@ -1,0 +1,306 @@
+/*
+ * fuzz_multibloom.c
+ *	  libFuzzer target for the plain-C core of the multibloom type: its text
+ *	  and binary readers, the in-memory guard, and union of two parsed
+ *	  filters, as a hostile client or a damaged datum reaches them.
+ *
+ *	  The first input byte picks the entry point; the rest is its input:
+ *	    0  text form: base64_decode, multibloom_wire_check, deserialize
+ *	    1  binary form (recv, bytea cast): multibloom_wire_check, deserialize
+ *	    2  two binary filters (2-byte little-endian length of the first, then
+ *	       both): multibloom_compatible, then union in place when it fits
+ *	       and into a new value of the smaller parts always, as the SQL
+ *	       functions and the union aggregate do
+ *	    3  an in-memory value: multibloom_struct_check, and if it passes,
+ *	       add and probe rows
+ *	  Every value that parses is exercised: rows added are found, the
+ *	  in-memory guard accepts it, and serialization gives back the input.
+ *	  Invariants are checked with abort(), so a broken one is a crash.
+ *
+ *	  Build and run: make fuzz FUZZ_SECONDS=600 (see Makefile).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "multibloom_core.h"
+
+#define REQUIRE(cond) \
+	do { if (!(cond)) { fprintf(stderr, "invariant failed: %s (line %d)\n", #cond, __LINE__); abort(); } } while (0)
+
+#define MAX_STRUCT_BYTES	(1 << 24)
+
+/* The SQL glue's set_part_lengths: the host owns the parts' length words. */
+static void
+set_part_lengths(MultiBloom *mb, uint64_t total)
+{
+	for (int i = 0; i <= mb->nattrs; i++)
+		multibloom_part(mb, i)->vl_len_ = (int32_t) multibloom_part_bytes(mb, total, i);
+}
+
+/* Parses a binary multibloom the way multibloom_from_wire does; NULL if rejected. */
+static MultiBloom *
+parse_wire(const uint8_t *buf, size_t len, uint64_t *total)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	uint64_t	bytes = 0;
+	MultiBloom *mb;
+
+	errbuf[0] = '\0';
+	if (!multibloom_wire_check(buf, len, &bytes, errbuf))
+	{
+		REQUIRE(errbuf[0] != '\0');
+		REQUIRE(memchr(errbuf, '\0', BLOOM_ERRBUF_SIZE) != NULL);
+		return NULL;
+	}
+	REQUIRE(bytes <= MAX_STRUCT_BYTES);
+	mb = malloc(bytes);
+	REQUIRE(mb != NULL);
+	memset(mb, 0xa5, bytes);	/* garbage, as palloc would leave */
+	mb->vl_len_ = (int32_t) bytes;
+	multibloom_deserialize(buf, len, mb);
+	set_part_lengths(mb, bytes);
+	/* what the reader accepted, the guard run on every argument accepts */
+	if (!multibloom_struct_check(mb, bytes, errbuf))
+	{
+		fprintf(stderr, "accepted on input, rejected in memory: %s\n", errbuf);
+		abort();
+	}
+	REQUIRE(multibloom_wire_bytes(mb, bytes) == len);
+	*total = bytes;
+	return mb;
+}
+
+/* Attribute hashes drawn from the input, so the fuzzer steers them too. */
+static void
+row_from(const uint8_t *data, size_t len, unsigned r, int nattrs,
+		 uint64_t *hashes, bool *isnull)
+{
+	for (int i = 0; i < nattrs; i++)
+	{
+		uint64_t	v = UINT64_C(0x9e3779b97f4a7c15) * (r * 33 + i + 1);
+
+		for (size_t j = 0; j < len && j < 8; j++)
+			v ^= (uint64_t) data[(r * 5 + i * 3 + j) % len] << (8 * j);
+		hashes[i] = v;
+		isnull[i] = len > 0 && (data[(r + i) % len] & 0x81) == 0x81;
+	}
+}
+
+/* Everything a query may do with a valid value; mb must be writable. */
+static void
+exercise(MultiBloom *mb, uint64_t total, const uint8_t *data, size_t len)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	char		desc[1024];
+	uint64_t	hashes[MULTIBLOOM_MAX_ATTRS];
+	bool		isnull[MULTIBLOOM_MAX_ATTRS];
+	uint64_t	wire = multibloom_wire_bytes(mb, total);
+	uint8_t    *out = malloc(wire);
+	uint64_t	sb;
+
+	REQUIRE(out != NULL);
+	multibloom_describe(mb, desc, sizeof(desc));
+	REQUIRE(multibloom_equal(mb, mb));
+	for (unsigned r = 0; r < 4; r++)
+	{
+		row_from(data, len, r, mb->nattrs, hashes, isnull);
+		(void) multibloom_query_row(mb, hashes, isnull);
+		multibloom_add_row(mb, hashes, isnull);
+		/* no false negatives, whatever the value held before */
+		REQUIRE(multibloom_query_row(mb, hashes, isnull));
+	}
+	REQUIRE(multibloom_struct_check(mb, total, errbuf));
+	multibloom_serialize(mb, total, out);
+	REQUIRE(multibloom_wire_check(out, wire, &sb, errbuf));
+	REQUIRE(sb == total);
+	free(out);
+}
+
+/* Mode 1: binary form; an accepted input must serialize to itself. */
+static void
+fuzz_binary(const uint8_t *data, size_t len)
+{
+	uint64_t	total;
+	MultiBloom *mb = parse_wire(data, len, &total);
+
+	if (mb)
+	{
+		uint8_t    *out = malloc(len ? len : 1);
+
+		REQUIRE(out != NULL);
+		multibloom_serialize(mb, total, out);
+		REQUIRE(memcmp(out, data, len) == 0);
+		free(out);
+		exercise(mb, total, data, len);
+		free(mb);
+	}
+}
+
+/* Mode 0: text form. */
+static void
+fuzz_text(const uint8_t *data, size_t len)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	uint8_t    *bytes = malloc(base64_decoded_max(len) + 1);
+	size_t		nbytes = 0;
+
+	REQUIRE(bytes != NULL);
+	if (base64_decode((const char *) data, len, bytes, &nbytes, errbuf))
+	{
+		REQUIRE(nbytes <= base64_decoded_max(len));
+		REQUIRE(base64_encoded_len(nbytes) == len);
+		fuzz_binary(bytes, nbytes);
+	}
+	free(bytes);
+}
+
+/* Checks r = a | b part by part: every bit of either input is in r. */
+static void
+check_union(const MultiBloom *r, const MultiBloom *a, const MultiBloom *b)
+{
+	for (int i = 0; i <= r->nattrs; i++)
+	{
+		const BloomFilter *pr = multibloom_part_c(r, i);
+		const BloomFilter *pa = multibloom_part_c(a, i);
+		const BloomFilter *pb = multibloom_part_c(b, i);
+		uint64_t	nb = bloom_bits_set(pr);
+
+		REQUIRE(pr->nbits == (pa->nbits < pb->nbits ? pa->nbits : pb->nbits));
+		if (pa->nbits == pr->nbits)
+			for (uint64_t w = 0; w < bloom_nwords(pr); w++)
+				REQUIRE((pr->words[w] & pa->words[w]) == pa->words[w]);
+		if (pb->nbits == pr->nbits)
+			for (uint64_t w = 0; w < bloom_nwords(pr); w++)
+				REQUIRE((pr->words[w] & pb->words[w]) == pb->words[w]);
+		REQUIRE(nb <= pr->nbits);
+	}
+}
+
+/* Mode 2: union of two parsed values. */
+static void
+fuzz_union(const uint8_t *data, size_t len)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	size_t		alen;
+	uint64_t	ta = 0,
+				tb = 0;
+	MultiBloom *a,
+			   *b;
+
+	if (len < 2)
+		return;
+	alen = data[0] | ((size_t) data[1] << 8);
+	data += 2;
+	len -= 2;
+	if (alen > len)
+		alen = len;
+	a = parse_wire(data, alen, &ta);
+	b = parse_wire(data + alen, len - alen, &tb);
+	if (a && b)
+	{
+		REQUIRE(multibloom_compatible(a, b, errbuf) == multibloom_compatible(b, a, errbuf));
+		if (multibloom_compatible(a, b, errbuf))
+		{
+			BloomShape	shapes[MULTIBLOOM_MAX_ATTRS + 1];
+			uint64_t	bytes;
+			MultiBloom *u,
+					   *v;
+
+			/* into a new value: the SQL function */
+			multibloom_union_shapes(a, b, shapes);
+			REQUIRE(multibloom_struct_bytes(a->nattrs, shapes, &bytes, errbuf));
+			REQUIRE(bytes <= ta && bytes <= tb);
+			u = calloc(1, bytes);
+			v = calloc(1, bytes);
+			REQUIRE(u && v);
+			multibloom_init(u, a->nattrs, shapes);
+			multibloom_init(v, a->nattrs, shapes);
+			multibloom_union_build(u, a, b);
+			multibloom_union_build(v, b, a);
+			set_part_lengths(u, bytes);
+			set_part_lengths(v, bytes);
+			REQUIRE(multibloom_struct_check(u, bytes, errbuf));
+			REQUIRE(multibloom_equal(u, v));
+			check_union(u, a, b);
+
+			/* in place, when it fits: the union aggregate's state */
+			if (multibloom_union_fits(a, b))
+			{
+				MultiBloom *w = malloc(ta);
+
+				REQUIRE(w != NULL);
+				memcpy(w, a, ta);
+				multibloom_union_into(w, b);
+				REQUIRE(multibloom_struct_check(w, ta, errbuf));
+				REQUIRE(ta == bytes && multibloom_equal(w, u));
+				free(w);
+			}
+			exercise(u, bytes, data, len);
+			free(u);
+			free(v);
+		}
+		else
+			REQUIRE(!multibloom_equal(a, b));
+	}
+	free(a);
+	free(b);
+}
+
+/* Mode 3: an in-memory value of len bytes that no reader has checked. */
+static void
+fuzz_struct(const uint8_t *data, size_t len)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	size_t		size = len + 4;
+	size_t		alloc = size < sizeof(MultiBloom) ? sizeof(MultiBloom) : size;
+	MultiBloom *mb;
+
+	if (size > MAX_STRUCT_BYTES)
+		return;
+	/* 8-byte aligned, as the SQL glue guarantees before reading in place */
+	mb = calloc(1, alloc);
+	REQUIRE(mb != NULL);
+	memcpy((uint8_t *) mb + 4, data, len);
+	mb->vl_len_ = (int32_t) size;
+	if (multibloom_struct_check(mb, size, errbuf))
+	{
+		uint64_t	hashes[MULTIBLOOM_MAX_ATTRS];
+		bool		isnull[MULTIBLOOM_MAX_ATTRS];
+		char		desc[1024];
+
+		multibloom_describe(mb, desc, sizeof(desc));
+		(void) multibloom_wire_bytes(mb, size);
+		for (unsigned r = 0; r < 4; r++)
+		{
+			row_from(data, len, r, mb->nattrs, hashes, isnull);
+			multibloom_add_row(mb, hashes, isnull);
+			REQUIRE(multibloom_query_row(mb, hashes, isnull));
+		}
+	}
+	free(mb);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 1)
+		return 0;
+	switch (data[0] & 3)
+	{
+		case 0:
+			fuzz_text(data + 1, size - 1);
+			break;
+		case 1:
+			fuzz_binary(data + 1, size - 1);
+			break;
+		case 2:
+			fuzz_union(data + 1, size - 1);
+			break;
+		case 3:
+			fuzz_struct(data + 1, size - 1);
+			break;
+	}
+	return 0;
+}
