@@ -104,6 +104,17 @@ BEGIN
 			      HINT = 'CREATE TRIGGER ... AFTER INSERT ON t REFERENCING NEW TABLE AS bloom_new_rows FOR EACH STATEMENT EXECUTE FUNCTION bloom_summary_trigger(''summary'', ''bucket_column'', ''key_column'', capacity, fpp)';
 	END IF;
 	summary := TG_ARGV[0]::regclass;
+	-- an unqualified name resolves in the writing session, where pg_temp
+	-- comes first: a temporary table of that name would take this
+	-- statement's keys away from the shared summary.  Refuse it.
+	IF (SELECT c.relpersistence FROM pg_catalog.pg_class c
+	    WHERE c.oid OPERATOR(pg_catalog.=) summary) OPERATOR(pg_catalog.=) 't'
+	   AND (SELECT c.relpersistence FROM pg_catalog.pg_class c
+	        WHERE c.oid OPERATOR(pg_catalog.=) TG_RELID) OPERATOR(pg_catalog.<>) 't' THEN
+		RAISE EXCEPTION 'bloom summary % is a temporary table, but % is not', summary, TG_RELID::regclass
+			USING ERRCODE = 'invalid_parameter_value',
+			      HINT = 'Name the summary table with its schema in CREATE TRIGGER, e.g. ''public.summary''.';
+	END IF;
 	bucket_column := TG_ARGV[1];
 	key_column := TG_ARGV[2];
 	capacity := TG_ARGV[3]::bigint;

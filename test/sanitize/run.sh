@@ -6,6 +6,9 @@
 #   test/sanitize/run.sh valgrind   -O0 build; the postmaster under valgrind
 #                                   memcheck (make valgrind-check)
 #
+# SAN_REGRESS (a space-separated list of sql/ file names without .sql)
+# restricts the run to those regression files; SAN_PORT picks the port.
+#
 # The shared PostgreSQL installation is not touched: a private copy of it
 # (PostgreSQL finds its share and lib directories relative to its binary) gets
 # the instrumented bloomfilter.so, and a throwaway cluster runs on $SAN_PORT.
@@ -116,7 +119,11 @@ if [ "$mode" = asan ] && ! grep -q libasan "/proc/$pm_pid/maps"; then
 	echo "libasan is not loaded in the postmaster" >&2; exit 1
 fi
 # TAP_TESTS= : the TAP tests start their own servers, uninstrumented
+# SAN_REGRESS="001_bloom_basics 101_agg_fixed ..." runs only those files
+regress_override=()
+if [ -n "${SAN_REGRESS:-}" ]; then regress_override=(REGRESS="$SAN_REGRESS"); fi
 "${run_as[@]}" make -s -C "$work/build" PG_CONFIG="$inst_pg_config" installcheck TAP_TESTS= \
+	"${regress_override[@]}" \
 	PGHOST="$work" PGPORT="$port" PGUSER=postgres >"$work/logs/regress.log" 2>&1 || status=1
 cat "$work/logs/regress.log"
 [ -f "$work/build/regression.diffs" ] && { head -100 "$work/build/regression.diffs"; status=1; }
