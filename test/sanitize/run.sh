@@ -145,7 +145,7 @@ case $mode in
 		;;
 	valgrind)
 		total=$(cat "$work"/logs/valgrind.*.log | awk '/ERROR SUMMARY/ {s += $4} END {print s + 0}')
-		suppressed=$(cat "$work"/logs/valgrind.*.log | awk '/ERROR SUMMARY/ {gsub(/[(]/, ""); s += $(NF-4)} END {print s + 0}')
+		suppressed=$(cat "$work"/logs/valgrind.*.log | awk '/ERROR SUMMARY/ {s += $(NF-2)} END {print s + 0}')
 		procs=$(ls "$work"/logs/valgrind.*.log | wc -l)
 		ours=$( (grep -l "bloomfilter.so" "$work"/logs/valgrind.*.log || true) | wc -l)
 		echo "== valgrind: $procs processes, $total errors left after $suppressed suppressed; logs naming bloomfilter.so: $ours"
