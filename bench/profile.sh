@@ -61,7 +61,7 @@ profile() {
 	echo "## $label: $sql"
 	grep '^Time:' "$DIR/out" | sed 's/^/# /'
 	perf report -i "$data" --no-children --sort dso,symbol --stdio 2>/dev/null |
-		grep -v '^#' | grep -v '^$' | head -"$TOP"
+		grep -v '^#' | grep -v '^$' | sed 's/  *-  *-  *$//' | head -"$TOP" || true
 	echo
 }
 
