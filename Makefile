@@ -92,3 +92,7 @@ valgrind-check:
 	bash test/sanitize/run.sh valgrind
 
 .PHONY: sanitize-check valgrind-check
+
+# Every object depends on every header of src/ (a small project: simpler than
+# generated dependency files, and a changed header never links stale code).
+$(OBJS): $(wildcard src/*.h)

@@ -186,10 +186,11 @@ bloom_agg_trans(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(state);
 }
 
+/* Inserts one collected hash, prefetching like the fixed-shape path. */
 static void
 insert_raw_hash(const uint64 *rec, void *arg)
 {
-	bloom_insert((BloomFilter *) arg, bloom_hash_derive(rec[0]));
+	fixed_add((BloomAggState *) arg, bloom_hash_derive(rec[0]));
 }
 
 /*
@@ -214,7 +215,11 @@ sized_filter(BloomAggState *state)
 	f->flags |= BLOOM_FLAG_AUTOSIZED;
 	if (state)
 	{
-		hc_iterate(state->hashes, insert_raw_hash, f);
+		/* a throwaway fixed-shape state gives the insertions their prefetch */
+		BloomAggState inserter = {.filter = f};
+
+		hc_iterate(state->hashes, insert_raw_hash, &inserter);
+		fixed_flush(&inserter);
 		f->inserted = state->rows;
 	}
 	return f;

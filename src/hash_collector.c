@@ -52,6 +52,7 @@ hc_create(MemoryContext cxt, int width, Size mem_limit, FunctionCallInfo fcinfo)
 	hc->cxt = cxt;
 	hc->width = width;
 	hc->fcinfo = fcinfo;
+	hc->mem_limit = mem_limit;
 	hc->max_capacity = Max(mem_limit / (sizeof(uint64) * width), HC_MIN_CAPACITY);
 	/* keep one allocation below MaxAllocSize */
 	hc->max_capacity = Min(hc->max_capacity, MaxAllocSize / (sizeof(uint64) * width));
@@ -72,6 +73,21 @@ sort_buffer(HashCollector *hc)
 	hc->nsorted = hc->nbuf;
 }
 
+/*
+ * Many collectors may share one memory context: a hash aggregate keeps one
+ * per group, each with its own limit.  Once the context as a whole holds
+ * more than the limit, a buffer of HC_MIN_CAPACITY records or more spills
+ * instead of growing, so the groups together stay near the limit (plus one
+ * small buffer per group) instead of reaching one limit per group.  A lone
+ * collector still grows to its limit.
+ */
+static bool
+shared_budget_spent(const HashCollector *hc)
+{
+	return hc->capacity >= HC_MIN_CAPACITY &&
+		MemoryContextMemAllocated(hc->cxt, true) > hc->mem_limit;
+}
+
 void
 hc_make_room(HashCollector *hc)
 {
@@ -80,7 +96,7 @@ hc_make_room(HashCollector *hc)
 	/* at least half free: deduplication made enough room */
 	if (hc->nbuf <= hc->capacity / 2)
 		return;
-	if (hc->capacity < hc->max_capacity)
+	if (hc->capacity < hc->max_capacity && !shared_budget_spent(hc))
 	{
 		Size		newcap = Min(hc->capacity * 2, hc->max_capacity);
 

@@ -8,7 +8,9 @@
  *
  *	  How it works: records are appended to a buffer that starts tiny; when
  *	  the buffer is full it is sorted and deduplicated in place, and it grows
- *	  (doubling) while the limit allows.  When it cannot grow and is still
+ *	  (doubling) while the limit allows, both for this collector and for
+ *	  all the memory of its context (the states of every group of a hash
+ *	  aggregate share one context).  When it cannot grow and is still
  *	  more than half full after deduplication, it is written to a temporary
  *	  file as a sorted run and emptied.  Counting and iterating merge the
  *	  buffer and the runs, dropping duplicates.  So memory is bounded by the
@@ -62,6 +64,7 @@ typedef struct HashCollector
 	Size		nsorted;
 	Size		capacity;		/* records buf can hold */
 	Size		max_capacity;	/* records the memory limit allows */
+	Size		mem_limit;		/* bytes, for this collector and for its context */
 
 	HcRun	   *runs;
 	int			nruns;
