@@ -39,7 +39,7 @@ new_blocked(uint64_t nblocks, uint32_t k)
 		fprintf(stderr, "bad test shape: %s\n", err);
 		exit(2);
 	}
-	f = calloc(1, bloom_struct_bytes(s.nbits));
+	f = calloc(1, bloom_shape_bytes(&s));
 	bloom_init(f, &s);
 	return f;
 }
@@ -246,7 +246,7 @@ measured_rate(double fpp, uint64_t n, uint64_t probes, BloomShape *s)
 		fprintf(stderr, "sizing failed: %s\n", err);
 		return 1.0;
 	}
-	f = calloc(1, bloom_struct_bytes(s->nbits));
+	f = calloc(1, bloom_shape_bytes(s));
 	bloom_init(f, s);
 	for (uint64_t v = 0; v < n; v++)
 		bloom_insert(f, value(v));
