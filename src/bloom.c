@@ -41,47 +41,29 @@ PG_FUNCTION_INFO_V1(bloom_info);
 Datum
 bloom_in(PG_FUNCTION_ARGS)
 {
-	const char *str = PG_GETARG_CSTRING(0);
-	size_t		len = strlen(str);
-	char		errbuf[BLOOM_ERRBUF_SIZE];
-	uint8	   *bytes;
 	size_t		nbytes;
+	uint8	   *bytes = bloom_text_decode(PG_GETARG_CSTRING(0), &nbytes,
+										  "bloom", "bloom filter");
 	BloomFilter *f;
 
-	/* the decoded size is below the text's, which PostgreSQL already holds */
-	bytes = palloc(base64_decoded_max(len) + 1);
-	if (!base64_decode(str, len, bytes, &nbytes, errbuf))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type bloom: %s", errbuf),
-				 errhint("The text form of a bloom filter is the base64 of its binary form, as bloom_out writes it.")));
 	f = bloom_from_wire(bytes, nbytes, ERRCODE_INVALID_TEXT_REPRESENTATION);
 	pfree(bytes);
 	PG_RETURN_BLOOM(f);
+}
+
+static void
+serialize_bloom(const void *value, uint8 *out)
+{
+	bloom_serialize((const BloomFilter *) value, out);
 }
 
 Datum
 bloom_out(PG_FUNCTION_ARGS)
 {
 	const BloomFilter *f = PG_GETARG_BLOOM(0);
-	uint64		wire = bloom_wire_bytes(f);
-	uint64		textlen = base64_encoded_len(wire);
-	uint8	   *bytes;
-	char	   *out;
 
-	if (textlen + 1 > MaxAllocSize)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("bloom filter of %llu bytes is too large for its text form (%llu bytes, limit 1 GB)",
-						(unsigned long long) wire, (unsigned long long) textlen),
-				 errhint("Use the binary form: COPY ... (FORMAT binary) or f::bytea.")));
-	bytes = palloc((Size) wire);
-	bloom_serialize(f, bytes);
-	out = palloc((Size) textlen + 1);
-	base64_encode(bytes, (size_t) wire, out);
-	out[textlen] = '\0';
-	pfree(bytes);
-	PG_RETURN_CSTRING(out);
+	PG_RETURN_CSTRING(bloom_text_encode(bloom_wire_bytes(f), "bloom filter",
+										serialize_bloom, f));
 }
 
 Datum

@@ -55,11 +55,46 @@ check_struct_or_error(const BloomFilter *f)
 				 errmsg("invalid bloom filter value: %s", errbuf)));
 }
 
-/* True if a raw Datum can be read in place: plain 4-byte header, aligned. */
-static inline bool
-readable_in_place(const struct varlena *raw)
+uint8 *
+bloom_text_decode(const char *str, size_t *nbytes, const char *typname,
+				  const char *noun)
 {
-	return !VARATT_IS_EXTENDED(raw) && ((uintptr_t) raw % sizeof(uint64)) == 0;
+	size_t		len = strlen(str);
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	uint8	   *bytes;
+
+	/* the decoded size is below the text's, which PostgreSQL already holds */
+	bytes = palloc(base64_decoded_max(len) + 1);
+	if (!base64_decode(str, len, bytes, nbytes, errbuf))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type %s: %s", typname, errbuf),
+				 errhint("The text form of a %s is the base64 of its binary form, as %s_out writes it.",
+						 noun, typname)));
+	return bytes;
+}
+
+char *
+bloom_text_encode(uint64 wire, const char *noun,
+				  void (*fill) (const void *value, uint8 *out), const void *value)
+{
+	uint64		textlen = base64_encoded_len(wire);
+	uint8	   *bytes;
+	char	   *out;
+
+	if (textlen + 1 > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s of %llu bytes is too large for its text form (%llu bytes, limit 1 GB)",
+						noun, (unsigned long long) wire, (unsigned long long) textlen),
+				 errhint("Use the binary form: COPY ... (FORMAT binary) or f::bytea.")));
+	bytes = palloc((Size) wire);
+	fill(value, bytes);
+	out = palloc((Size) textlen + 1);
+	base64_encode(bytes, (size_t) wire, out);
+	out[textlen] = '\0';
+	pfree(bytes);
+	return out;
 }
 
 const BloomFilter *
@@ -68,7 +103,7 @@ bloom_from_datum(Datum d)
 	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
 	BloomFilter *f;
 
-	if (readable_in_place(raw))
+	if (bloom_varlena_in_place(raw))
 		f = (BloomFilter *) raw;
 	else
 		f = (BloomFilter *) pg_detoast_datum_copy(raw);	/* copy: aligned */
@@ -210,7 +245,7 @@ bloom_arg_cached_slow(FunctionCallInfo fcinfo, int argno, BloomArgCache *cache)
 	Size		raw_size;
 	BloomFilter *filter;
 
-	if (readable_in_place(raw))
+	if (bloom_varlena_in_place(raw))
 	{
 		/*
 		 * A constant (or an external parameter) is the same value at the same

@@ -46,6 +46,27 @@ extern void bloom_check_compatible(const BloomFilter *a, const BloomFilter *b,
 /* Builds a filter from its validated binary form, or ERRORs (errcode given). */
 extern BloomFilter *bloom_from_wire(const uint8 *buf, size_t len, int sqlstate);
 
+/*
+ * Text I/O shared by both types (bloom and multibloom): the text form is the
+ * base64 of the binary form.  bloom_text_decode returns the decoded bytes
+ * (palloc'd) or raises invalid_text_representation naming the type;
+ * bloom_text_encode checks that the text fits in 1 GB before anything is
+ * allocated (noun: "bloom filter", "multibloom") and returns the text of
+ * wire bytes that fill() writes.
+ */
+extern uint8 *bloom_text_decode(const char *str, size_t *nbytes,
+								const char *typname, const char *noun);
+extern char *bloom_text_encode(uint64 wire, const char *noun,
+							   void (*fill) (const void *value, uint8 *out),
+							   const void *value);
+
+/* True if a raw Datum can be read in place: plain 4-byte header, aligned. */
+static inline bool
+bloom_varlena_in_place(const struct varlena *raw)
+{
+	return !VARATT_IS_EXTENDED(raw) && ((uintptr_t) raw % sizeof(uint64)) == 0;
+}
+
 /* ---- hashing values ---- */
 
 /*

@@ -124,12 +124,6 @@ check_struct_or_error(const MultiBloom *mb)
 				 errmsg("invalid multibloom value: %s", errbuf)));
 }
 
-/* True if a raw Datum can be read in place: plain 4-byte header, aligned. */
-static inline bool
-readable_in_place(const struct varlena *raw)
-{
-	return !VARATT_IS_EXTENDED(raw) && ((uintptr_t) raw % sizeof(uint64)) == 0;
-}
 
 /* A checked, read-only multibloom from a Datum (detoasted if needed). */
 static const MultiBloom *
@@ -138,7 +132,7 @@ multibloom_from_datum(Datum d)
 	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
 	MultiBloom *mb;
 
-	if (readable_in_place(raw))
+	if (bloom_varlena_in_place(raw))
 		mb = (MultiBloom *) raw;
 	else
 		mb = (MultiBloom *) pg_detoast_datum_copy(raw);
@@ -440,7 +434,7 @@ multibloom_arg_cached(FunctionCallInfo fcinfo, int argno, MultiBloomArgCache *ca
 	MultiBloom *filter;
 	MemoryContext old;
 
-	if (readable_in_place(raw))
+	if (bloom_varlena_in_place(raw))
 	{
 		check_struct_or_error((const MultiBloom *) raw);
 		return (const MultiBloom *) raw;
@@ -480,46 +474,31 @@ multibloom_arg_cached(FunctionCallInfo fcinfo, int argno, MultiBloomArgCache *ca
 Datum
 multibloom_in(PG_FUNCTION_ARGS)
 {
-	const char *str = PG_GETARG_CSTRING(0);
-	size_t		len = strlen(str);
-	char		errbuf[BLOOM_ERRBUF_SIZE];
-	uint8	   *bytes;
 	size_t		nbytes;
+	uint8	   *bytes = bloom_text_decode(PG_GETARG_CSTRING(0), &nbytes,
+										  "multibloom", "multibloom");
 	MultiBloom *mb;
 
-	bytes = palloc(base64_decoded_max(len) + 1);
-	if (!base64_decode(str, len, bytes, &nbytes, errbuf))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type multibloom: %s", errbuf),
-				 errhint("The text form of a multibloom is the base64 of its binary form, as multibloom_out writes it.")));
 	mb = multibloom_from_wire(bytes, nbytes, ERRCODE_INVALID_TEXT_REPRESENTATION);
 	pfree(bytes);
 	PG_RETURN_POINTER(mb);
+}
+
+static void
+serialize_multibloom(const void *value, uint8 *out)
+{
+	const MultiBloom *mb = (const MultiBloom *) value;
+
+	multibloom_serialize(mb, VARSIZE(mb), out);
 }
 
 Datum
 multibloom_out(PG_FUNCTION_ARGS)
 {
 	const MultiBloom *mb = PG_GETARG_MULTIBLOOM(0);
-	uint64		wire = multibloom_wire_bytes(mb, VARSIZE(mb));
-	uint64		textlen = base64_encoded_len(wire);
-	uint8	   *bytes;
-	char	   *out;
 
-	if (textlen + 1 > MaxAllocSize)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("multibloom of %llu bytes is too large for its text form (%llu bytes, limit 1 GB)",
-						(unsigned long long) wire, (unsigned long long) textlen),
-				 errhint("Use the binary form: COPY ... (FORMAT binary) or f::bytea.")));
-	bytes = palloc((Size) wire);
-	multibloom_serialize(mb, VARSIZE(mb), bytes);
-	out = palloc((Size) textlen + 1);
-	base64_encode(bytes, (size_t) wire, out);
-	out[textlen] = '\0';
-	pfree(bytes);
-	PG_RETURN_CSTRING(out);
+	PG_RETURN_CSTRING(bloom_text_encode(multibloom_wire_bytes(mb, VARSIZE(mb)),
+										"multibloom", serialize_multibloom, mb));
 }
 
 Datum
