@@ -57,3 +57,5 @@ CREATE COLLATION case_insensitive (provider = icu, locale = 'und-u-ks-level2', d
 SELECT bloom_hash('Hello'::text COLLATE case_insensitive, 5) = bloom_hash('hELLO'::text COLLATE case_insensitive, 5) AS ci_equal_hash,
        bloom_hash('Hello'::text COLLATE case_insensitive, 5) = hashtextextended('Hello'::text COLLATE case_insensitive, 5) AS ci_same,
        bloom_hash('Hello'::text, 5) = bloom_hash('hELLO'::text, 5) AS default_equal_hash;
+-- a type without a default hash operator class: an error naming the type
+SELECT bloom_hash(point(1, 2));
