@@ -6,7 +6,7 @@
  *
  *	  usage: cache_misses classic|blocked capacity probes
  *
- *	  The filter is sized by bloom_shape_for(capacity, 0.01) and filled with
+ *	  The filter is sized by bf_shape_for(capacity, 0.01) and filled with
  *	  random words, half the bits set (a filter at capacity has 0.52 of its
  *	  bits set, classic, or 0.45, blocked), rather than by inserting
  *	  capacity values, so a 10^8-key filter can be simulated in seconds.  Probes are
@@ -42,26 +42,26 @@ main(int argc, char **argv)
 				hits = 0;
 	int			layout;
 
-	if (argc != 4 || (layout = bloom_layout_from_name(argv[1])) < 0)
+	if (argc != 4 || (layout = bf_layout_from_name(argv[1])) < 0)
 	{
 		fprintf(stderr, "usage: %s classic|blocked capacity probes\n", argv[0]);
 		return 2;
 	}
 	capacity = atof(argv[2]);
 	probes = atol(argv[3]);
-	if (!bloom_shape_for(capacity, 0.01, layout, &shape, err))
+	if (!bf_shape_for(capacity, 0.01, layout, &shape, err))
 	{
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
 	/* 64-byte aligned words, as the server keeps a cached filter */
-	f = aligned_alloc(64, (bloom_shape_bytes(&shape) + 63) / 64 * 64);
-	bloom_init(f, &shape);
-	for (uint64_t w = 0; w < bloom_nwords(f); w++)
+	f = aligned_alloc(64, (bf_shape_bytes(&shape) + 63) / 64 * 64);
+	bf_init(f, &shape);
+	for (uint64_t w = 0; w < bf_nwords(f); w++)
 		f->words[w] = next_random();
 
 	for (long i = 0; i < probes; i++)
-		hits += bloom_query(f, bloom_hash_derive(next_random()));
+		hits += bf_query(f, bf_hash_derive(next_random()));
 	printf("%s capacity %.0f: %llu bits (%.1f MB), k %u, %ld probes, %ld positives\n",
 		   argv[1], capacity, (unsigned long long) shape.nbits,
 		   shape.nbits / 8.0 / 1048576.0, shape.nhashes, probes, hits);

@@ -70,7 +70,7 @@ main(int argc, char **argv)
 
 			for (int t = 0; t < trials; t++)
 			{
-				BloomFilter *f = calloc(1, bloom_struct_bytes(s.nbits));
+				BloomFilter *f = calloc(1, bf_struct_bytes(s.nbits));
 				/* disjoint value ranges per trial and for the probes */
 				uint64_t	base = ((uint64_t) t << 48) | ((uint64_t) k << 44) | (ratio << 40);
 				uint64_t	fp = 0;
@@ -81,11 +81,11 @@ main(int argc, char **argv)
 					fprintf(stderr, "out of memory\n");
 					return 1;
 				}
-				bloom_init(f, &s);
+				bf_init(f, &s);
 				for (uint64_t v = 0; v < n; v++)
-					bloom_insert(f, bloom_hash_derive(hash_int(base + v)));
+					bf_insert(f, bf_hash_derive(hash_int(base + v)));
 				for (uint64_t v = 0; v < probes; v++)
-					fp += bloom_query(f, bloom_hash_derive(hash_int(base + n + v)));
+					fp += bf_query(f, bf_hash_derive(hash_int(base + n + v)));
 				rate = (double) fp / probes;
 				sum += rate;
 				sumsq += rate * rate;

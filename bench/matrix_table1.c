@@ -44,7 +44,7 @@ hash_int(uint64_t v)
 static BloomHash
 value(uint64_t v)
 {
-	return bloom_hash_derive(hash_int(v));
+	return bf_hash_derive(hash_int(v));
 }
 
 static double
@@ -62,18 +62,18 @@ new_filter(const BloomShape *s)
 	char		err[BLOOM_ERRBUF_SIZE];
 	BloomFilter *f;
 
-	if (!bloom_shape_check(s, err))
+	if (!bf_shape_check(s, err))
 	{
 		fprintf(stderr, "bad shape: %s\n", err);
 		exit(1);
 	}
-	f = calloc(1, bloom_shape_bytes(s));
+	f = calloc(1, bf_shape_bytes(s));
 	if (f == NULL)
 	{
 		fprintf(stderr, "out of memory\n");
 		exit(1);
 	}
-	bloom_init(f, s);
+	bf_init(f, s);
 	return f;
 }
 
@@ -100,7 +100,7 @@ measured_fpp(const BloomFilter *f, uint64_t probes)
 	uint64_t	fp = 0;
 
 	for (uint64_t i = 0; i < probes; i++)
-		fp += bloom_query(f, value(PROBE_BASE + i));
+		fp += bf_query(f, value(PROBE_BASE + i));
 	return (double) fp / probes;
 }
 
@@ -135,7 +135,7 @@ main(int argc, char **argv)
 
 			/* pass 1: find full_at */
 			for (uint64_t v = 0; f->full_at == BLOOM_NEVER_FULL; v++)
-				bloom_insert(f, value(v));
+				bf_insert(f, value(v));
 			n = (uint64_t) f->full_at;
 			free(f);
 
@@ -143,7 +143,7 @@ main(int argc, char **argv)
 			f = new_matrix(r, s);
 			t0 = now();
 			for (uint64_t v = 0; v < n; v++)
-				bloom_insert(f, value(v));
+				bf_insert(f, value(v));
 			t_counters += now() - t0;
 			timed_inserts += n;
 
@@ -151,7 +151,7 @@ main(int argc, char **argv)
 			t0 = now();
 			for (uint64_t v = 0; v < n; v += 16)
 				for (uint32_t g = 0; g < s; g++)
-					sink += bloom_popcount_range(f->words,
+					sink += bf_popcount_range(f->words,
 												 (uint64_t) ((v + g) % r) * ROW_BITS, ROW_BITS);
 			t_recount += (now() - t0) * 16;
 
@@ -160,16 +160,16 @@ main(int argc, char **argv)
 			copt = new_classic(total, kopt);
 			for (uint64_t v = 0; v < n; v++)
 			{
-				bloom_insert(c10, value(v));
-				bloom_insert(copt, value(v));
+				bf_insert(c10, value(v));
+				bf_insert(copt, value(v));
 			}
 			fm = measured_fpp(f, probes);
 			f10 = measured_fpp(c10, probes);
 			fopt = measured_fpp(copt, probes);
 			printf("| %u | %u | %llu | %.4f | %.3e | %.4f | %.3e | %.3e (k = %u) | %.2f | %.2f |\n",
 				   r, s, (unsigned long long) n,
-				   (double) bloom_bits_set(f) / total, fm,
-				   (double) bloom_bits_set(c10) / total, f10, fopt, kopt,
+				   (double) bf_bits_set(f) / total, fm,
+				   (double) bf_bits_set(c10) / total, f10, fopt, kopt,
 				   fm > 0 ? f10 / fm : INFINITY, fm > 0 ? fopt / fm : INFINITY);
 			fflush(stdout);
 			free(f);

@@ -54,7 +54,7 @@ bloom_in(PG_FUNCTION_ARGS)
 static void
 serialize_bloom(const void *value, uint8 *out)
 {
-	bloom_serialize((const BloomFilter *) value, out);
+	bf_serialize((const BloomFilter *) value, out);
 }
 
 Datum
@@ -62,7 +62,7 @@ bloom_out(PG_FUNCTION_ARGS)
 {
 	const BloomFilter *f = PG_GETARG_BLOOM(0);
 
-	PG_RETURN_CSTRING(bloom_text_encode(bloom_wire_bytes(f), "bloom filter",
+	PG_RETURN_CSTRING(bloom_text_encode(bf_wire_bytes(f), "bloom filter",
 										serialize_bloom, f));
 }
 
@@ -84,13 +84,13 @@ Datum
 bloom_send(PG_FUNCTION_ARGS)
 {
 	const BloomFilter *f = PG_GETARG_BLOOM(0);
-	uint64		wire = bloom_wire_bytes(f);
+	uint64		wire = bf_wire_bytes(f);
 	bytea	   *result;
 
 	/* wire < struct size, so this fits whenever the filter does */
 	result = (bytea *) palloc(VARHDRSZ + (Size) wire);
 	SET_VARSIZE(result, VARHDRSZ + wire);
-	bloom_serialize(f, (uint8 *) VARDATA(result));
+	bf_serialize(f, (uint8 *) VARDATA(result));
 	PG_RETURN_BYTEA_P(result);
 }
 
@@ -118,7 +118,7 @@ empty_for_capacity(int64 capacity, double fpp, int layout)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("capacity must be at least 1, not " INT64_FORMAT, capacity)));
-	if (!bloom_shape_for((double) capacity, fpp, layout, &shape, errbuf))
+	if (!bf_shape_for((double) capacity, fpp, layout, &shape, errbuf))
 		bloom_report_shape_error(errbuf);
 	return bloom_alloc(&shape);
 }
@@ -127,7 +127,7 @@ static int
 layout_from_text(text *name)
 {
 	char	   *s = text_to_cstring(name);
-	int			layout = bloom_layout_from_name(s);
+	int			layout = bf_layout_from_name(s);
 
 	if (layout < 0)
 		ereport(ERROR,
@@ -172,7 +172,7 @@ bloom_empty_with(PG_FUNCTION_ARGS)
 	shape.layout = BLOOM_LAYOUT_CLASSIC;
 	shape.nbits = (uint64) nbits;
 	shape.nhashes = (uint32) nhashes;
-	if (!bloom_shape_check(&shape, errbuf))
+	if (!bf_shape_check(&shape, errbuf))
 		bloom_report_shape_error(errbuf);
 	PG_RETURN_BLOOM(bloom_alloc(&shape));
 }
@@ -195,7 +195,7 @@ bloom_add(PG_FUNCTION_ARGS)
 
 	cache = bloom_call_cache(fcinfo, 1);
 	f = bloom_copy(PG_GETARG_BLOOM(0));
-	bloom_insert(f, bloom_hasher_hash(&cache->hasher, PG_GETARG_DATUM(1), f->seed));
+	bf_insert(f, bloom_hasher_hash(&cache->hasher, PG_GETARG_DATUM(1), f->seed));
 	PG_RETURN_BLOOM(f);
 }
 
@@ -215,9 +215,9 @@ static void
 batch_flush(BloomFilter *f, InsertBatch *b)
 {
 	for (int i = 0; i < b->n; i++)
-		bloom_prefetch(f, b->h[i]);
+		bf_prefetch(f, b->h[i]);
 	for (int i = 0; i < b->n; i++)
-		bloom_insert(f, b->h[i]);
+		bf_insert(f, b->h[i]);
 	b->n = 0;
 }
 
@@ -294,7 +294,7 @@ contains(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 	BloomCallCache *cache = bloom_call_cache(fcinfo, value_argno);
 	const BloomFilter *f = bloom_arg_cached(fcinfo, filter_argno, &cache->filter_arg);
 
-	return bloom_query(f, bloom_hasher_hash(&cache->hasher,
+	return bf_query(f, bloom_hasher_hash(&cache->hasher,
 											PG_GETARG_DATUM(value_argno), f->seed));
 }
 
@@ -332,7 +332,7 @@ bloom_union(PG_FUNCTION_ARGS)
 		b = t;
 	}
 	result = bloom_copy(a);
-	bloom_union_into(result, b);
+	bf_union_into(result, b);
 	PG_RETURN_BLOOM(result);
 }
 
@@ -352,20 +352,20 @@ bloom_intersect(PG_FUNCTION_ARGS)
 		b = t;
 	}
 	result = bloom_copy(a);
-	bloom_intersect_into(result, b);
+	bf_intersect_into(result, b);
 	PG_RETURN_BLOOM(result);
 }
 
 Datum
 bloom_eq(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(bloom_equal(PG_GETARG_BLOOM(0), PG_GETARG_BLOOM(1)));
+	PG_RETURN_BOOL(bf_equal(PG_GETARG_BLOOM(0), PG_GETARG_BLOOM(1)));
 }
 
 Datum
 bloom_ne(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(!bloom_equal(PG_GETARG_BLOOM(0), PG_GETARG_BLOOM(1)));
+	PG_RETURN_BOOL(!bf_equal(PG_GETARG_BLOOM(0), PG_GETARG_BLOOM(1)));
 }
 
 /* ---------------------------------------------------------------------
@@ -375,13 +375,13 @@ bloom_ne(PG_FUNCTION_ARGS)
 Datum
 bloom_cardinality(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_FLOAT8(bloom_estimate_count(PG_GETARG_BLOOM(0)));
+	PG_RETURN_FLOAT8(bf_estimate_count(PG_GETARG_BLOOM(0)));
 }
 
 Datum
 bloom_fpp(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_FLOAT8(bloom_estimate_fpp(PG_GETARG_BLOOM(0)));
+	PG_RETURN_FLOAT8(bf_estimate_fpp(PG_GETARG_BLOOM(0)));
 }
 
 /* Columns of bloom_info, in the order the SQL declaration gives them. */
@@ -400,7 +400,7 @@ bloom_info(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc;
 	Datum		values[INFO_NCOLUMNS];
 	bool		nulls[INFO_NCOLUMNS];
-	uint64		bits_set = bloom_bits_set(f);
+	uint64		bits_set = bf_bits_set(f);
 	bool		matrix = f->layout == BLOOM_LAYOUT_MATRIX;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
@@ -413,15 +413,15 @@ bloom_info(PG_FUNCTION_ARGS)
 			 tupdesc->natts, INFO_NCOLUMNS);
 
 	memset(nulls, 0, sizeof(nulls));
-	values[INFO_LAYOUT] = CStringGetTextDatum(bloom_layout_name(f->layout));
+	values[INFO_LAYOUT] = CStringGetTextDatum(bf_layout_name(f->layout));
 	values[INFO_NBITS] = Int64GetDatum((int64) f->nbits);
 	values[INFO_NHASHES] = Int32GetDatum((int32) f->nhashes);
 	values[INFO_SEED] = Int64GetDatum((int64) f->seed);
 	values[INFO_INSERTED] = Int64GetDatum(f->inserted > PG_INT64_MAX ? PG_INT64_MAX : (int64) f->inserted);
 	values[INFO_BITS_SET] = Int64GetDatum((int64) bits_set);
 	values[INFO_FILL] = Float8GetDatum((double) bits_set / (double) f->nbits);
-	values[INFO_ESTIMATED_COUNT] = Float8GetDatum(bloom_estimate_count(f));
-	values[INFO_FPP] = Float8GetDatum(bloom_estimate_fpp(f));
+	values[INFO_ESTIMATED_COUNT] = Float8GetDatum(bf_estimate_count(f));
+	values[INFO_FPP] = Float8GetDatum(bf_estimate_fpp(f));
 	values[INFO_BYTES] = Int32GetDatum((int32) VARSIZE(f));
 	values[INFO_FULL_AT] = Int64GetDatum(f->full_at);
 	nulls[INFO_FULL_AT] = !matrix || f->full_at == BLOOM_NEVER_FULL;

@@ -64,13 +64,13 @@ typedef struct BloomAggState
 static inline void
 fixed_add(BloomAggState *state, BloomHash h)
 {
-	bloom_prefetch(state->filter, h);
+	bf_prefetch(state->filter, h);
 	if (state->npending < PREFETCH_DISTANCE)
 	{
 		state->pending[state->npending++] = h;
 		return;
 	}
-	bloom_insert(state->filter, state->pending[state->next]);
+	bf_insert(state->filter, state->pending[state->next]);
 	state->pending[state->next] = h;
 	state->next = (state->next + 1) % PREFETCH_DISTANCE;
 }
@@ -80,7 +80,7 @@ static void
 fixed_flush(BloomAggState *state)
 {
 	for (int i = 0; i < state->npending; i++)
-		bloom_insert(state->filter, state->pending[i]);
+		bf_insert(state->filter, state->pending[i]);
 	state->npending = 0;
 	state->next = 0;
 }
@@ -190,7 +190,7 @@ bloom_agg_trans(PG_FUNCTION_ARGS)
 static void
 insert_raw_hash(const uint64 *rec, void *arg)
 {
-	fixed_add((BloomAggState *) arg, bloom_hash_derive(rec[0]));
+	fixed_add((BloomAggState *) arg, bf_hash_derive(rec[0]));
 }
 
 /*
@@ -206,7 +206,7 @@ sized_filter(BloomAggState *state)
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 	BloomFilter *f;
 
-	if (!bloom_shape_autosized((double) ndistinct, &shape, errbuf))
+	if (!bf_shape_datasized((double) ndistinct, &shape, errbuf))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("bloom_agg cannot size a filter: %s", errbuf),
@@ -249,7 +249,7 @@ bloom_agg_final(PG_FUNCTION_ARGS)
 static BloomFilter *
 alloc_state_filter(const BloomShape *shape)
 {
-	uint64		bytes = bloom_struct_bytes(shape->nbits);
+	uint64		bytes = bf_struct_bytes(shape->nbits);
 	BloomFilter *f;
 
 	if (bytes < 4 * HUGE_PAGE_BYTES)
@@ -267,7 +267,7 @@ alloc_state_filter(const BloomShape *shape)
 #endif
 	memset(f, 0, (Size) bytes);
 	SET_VARSIZE(f, bytes);
-	bloom_init(f, shape);
+	bf_init(f, shape);
 	return f;
 }
 
@@ -283,7 +283,7 @@ fixed_shape(int64 capacity, double fpp, const char *layout_name, BloomShape *sha
 
 	if (layout_name != NULL)
 	{
-		layout = bloom_layout_from_name(layout_name);
+		layout = bf_layout_from_name(layout_name);
 		if (layout < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -294,7 +294,7 @@ fixed_shape(int64 capacity, double fpp, const char *layout_name, BloomShape *sha
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("capacity must be at least 1, not " INT64_FORMAT, capacity)));
-	if (!bloom_shape_for((double) capacity, fpp, layout, shape, errbuf))
+	if (!bf_shape_for((double) capacity, fpp, layout, shape, errbuf))
 		bloom_report_shape_error(errbuf);
 }
 
@@ -343,7 +343,7 @@ bloom_agg_fixed_trans(PG_FUNCTION_ARGS)
 									 state->filter->seed);
 
 		/* exactly bloom_hasher_hash, as bloom_add uses */
-		fixed_add(state, bloom_hash_derive(hash));
+		fixed_add(state, bf_hash_derive(hash));
 	}
 	PG_RETURN_POINTER(state);
 }
@@ -458,7 +458,7 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 		fixed_flush(a);
 		fixed_flush(b);
 		bloom_check_compatible(a->filter, b->filter, "unite");
-		bloom_union_into(a->filter, b->filter);
+		bf_union_into(a->filter, b->filter);
 	}
 	else
 	{
@@ -482,12 +482,12 @@ bloom_agg_serialize(PG_FUNCTION_ARGS)
 		uint64		wire;
 
 		fixed_flush(state);
-		wire = bloom_wire_bytes(state->filter);
+		wire = bf_wire_bytes(state->filter);
 
 		appendStringInfoChar(&buf, AGG_SERIAL_FIXED);
 		/* wire < the filter's own size, so this stays below 1 GB */
 		enlargeStringInfo(&buf, (int) wire);
-		bloom_serialize(state->filter, (uint8 *) buf.data + buf.len);
+		bf_serialize(state->filter, (uint8 *) buf.data + buf.len);
 		buf.len += (int) wire;
 	}
 	else
@@ -583,17 +583,17 @@ setop_add(SetOpState *state, const BloomFilter *f, bool intersect, MemoryContext
 		BloomFilter *smaller;
 		MemoryContext old = MemoryContextSwitchTo(aggcxt);
 
-		bloom_get_shape(f, &shape);
+		bf_get_shape(f, &shape);
 		smaller = bloom_alloc(&shape);
 		MemoryContextSwitchTo(old);
-		bloom_fold(state->filter, smaller);
+		bf_fold(state->filter, smaller);
 		pfree(state->filter);
 		state->filter = smaller;
 	}
 	if (intersect)
-		bloom_intersect_into(state->filter, f);
+		bf_intersect_into(state->filter, f);
 	else
-		bloom_union_into(state->filter, f);
+		bf_union_into(state->filter, f);
 	return state;
 }
 
@@ -660,13 +660,13 @@ Datum
 bloom_setop_agg_serialize(PG_FUNCTION_ARGS)
 {
 	SetOpState *state = (SetOpState *) PG_GETARG_POINTER(0);
-	uint64		wire = bloom_wire_bytes(state->filter);
+	uint64		wire = bf_wire_bytes(state->filter);
 	bytea	   *result;
 
 	agg_context(fcinfo, "bloom set operation serialize");
 	result = (bytea *) palloc(VARHDRSZ + (Size) wire);
 	SET_VARSIZE(result, VARHDRSZ + wire);
-	bloom_serialize(state->filter, (uint8 *) VARDATA(result));
+	bf_serialize(state->filter, (uint8 *) VARDATA(result));
 	PG_RETURN_BYTEA_P(result);
 }
 

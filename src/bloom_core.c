@@ -18,7 +18,7 @@ static const char *const layout_names[BLOOM_NUM_LAYOUTS] = {
 };
 
 const char *
-bloom_layout_name(int layout)
+bf_layout_name(int layout)
 {
 	if (layout < 0 || layout >= BLOOM_NUM_LAYOUTS)
 		return "unknown";
@@ -26,7 +26,7 @@ bloom_layout_name(int layout)
 }
 
 int
-bloom_layout_from_name(const char *name)
+bf_layout_from_name(const char *name)
 {
 	for (int i = 0; i < BLOOM_NUM_LAYOUTS; i++)
 		if (strcmp(name, layout_names[i]) == 0)
@@ -47,7 +47,7 @@ layout_supported(int layout)
  * --------------------------------------------------------------------- */
 
 bool
-bloom_shape_check(const BloomShape *s, char *errbuf)
+bf_shape_check(const BloomShape *s, char *errbuf)
 {
 	if (s->layout >= BLOOM_NUM_LAYOUTS)
 	{
@@ -58,7 +58,7 @@ bloom_shape_check(const BloomShape *s, char *errbuf)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "layout \"%s\" is not supported by this version",
-				 bloom_layout_name(s->layout));
+				 bf_layout_name(s->layout));
 		return false;
 	}
 	if (s->nbits < 1 || s->nbits > BLOOM_MAX_NBITS)
@@ -87,7 +87,7 @@ bloom_shape_check(const BloomShape *s, char *errbuf)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "rows and locators must be 0 for layout \"%s\"",
-				 bloom_layout_name(s->layout));
+				 bf_layout_name(s->layout));
 		return false;
 	}
 	if (s->layout == BLOOM_LAYOUT_MATRIX && !matrix_shape_check(s, errbuf))
@@ -121,7 +121,7 @@ blocked_shape_for(double capacity, double fpp, BloomShape *s, char *errbuf)
 }
 
 bool
-bloom_shape_for(double capacity, double fpp, int layout, BloomShape *s, char *errbuf)
+bf_shape_for(double capacity, double fpp, int layout, BloomShape *s, char *errbuf)
 {
 	double		m;
 	double		k;
@@ -145,7 +145,7 @@ bloom_shape_for(double capacity, double fpp, int layout, BloomShape *s, char *er
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "layout \"%s\" cannot be sized from a capacity by this version",
-				 bloom_layout_name(layout));
+				 bf_layout_name(layout));
 		return false;
 	}
 
@@ -180,7 +180,7 @@ bloom_shape_for(double capacity, double fpp, int layout, BloomShape *s, char *er
 }
 
 bool
-bloom_shape_autosized(double ndistinct, BloomShape *s, char *errbuf)
+bf_shape_datasized(double ndistinct, BloomShape *s, char *errbuf)
 {
 	const double k = BLOOM_AUTO_NHASHES;
 	/* bits per value at which (1 - e^(-k n/m))^k equals the target rate */
@@ -212,7 +212,7 @@ bloom_shape_autosized(double ndistinct, BloomShape *s, char *errbuf)
 }
 
 void
-bloom_init(BloomFilter *f, const BloomShape *s)
+bf_init(BloomFilter *f, const BloomShape *s)
 {
 	f->version = BLOOM_FORMAT_VERSION;
 	f->layout = s->layout;
@@ -230,7 +230,7 @@ bloom_init(BloomFilter *f, const BloomShape *s)
 }
 
 void
-bloom_get_shape(const BloomFilter *f, BloomShape *s)
+bf_get_shape(const BloomFilter *f, BloomShape *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->layout = f->layout;
@@ -242,17 +242,17 @@ bloom_get_shape(const BloomFilter *f, BloomShape *s)
 }
 
 void
-bloom_shape_describe(const BloomShape *s, char *buf, size_t len)
+bf_shape_describe(const BloomShape *s, char *buf, size_t len)
 {
 	if (s->layout == BLOOM_LAYOUT_MATRIX)
 		snprintf(buf, len, "%s, %u rows x %llu bits, %u hashes, %u locators, seed %llu",
-				 bloom_layout_name(s->layout), (unsigned) s->rows,
+				 bf_layout_name(s->layout), (unsigned) s->rows,
 				 (unsigned long long) (s->rows ? s->nbits / s->rows : 0),
 				 (unsigned) s->nhashes, (unsigned) s->locators,
 				 (unsigned long long) s->seed);
 	else
 		snprintf(buf, len, "%s, %llu bits, %u hashes, seed %llu",
-				 bloom_layout_name(s->layout), (unsigned long long) s->nbits,
+				 bf_layout_name(s->layout), (unsigned long long) s->nbits,
 				 (unsigned) s->nhashes, (unsigned long long) s->seed);
 }
 
@@ -260,7 +260,7 @@ bloom_shape_describe(const BloomShape *s, char *buf, size_t len)
  * Hashing and the classic layout
  * --------------------------------------------------------------------- */
 
-/* bloom_hash_derive and its mixer are inline in bloom_core.h. */
+/* bf_hash_derive and its mixer are inline in bloom_core.h. */
 
 /*
  * Classic layout: enhanced double hashing (Dillinger & Manolios) on 64-bit
@@ -278,7 +278,7 @@ classic_insert(BloomFilter *f, BloomHash h)
 
 	for (uint32_t i = 0; i < f->nhashes; i++)
 	{
-		uint64_t	bit = bloom_reduce(x, f->nbits);
+		uint64_t	bit = bf_reduce(x, f->nbits);
 		uint64_t	mask = (uint64_t) 1 << (bit & 63);
 
 		changed |= (f->words[bit >> 6] & mask) == 0;
@@ -297,7 +297,7 @@ classic_query(const BloomFilter *f, BloomHash h)
 
 	for (uint32_t i = 0; i < f->nhashes; i++)
 	{
-		if (!bloom_test_bit(f->words, bloom_reduce(x, f->nbits)))
+		if (!bf_test_bit(f->words, bf_reduce(x, f->nbits)))
 			return false;
 		x += y;
 		y += i;
@@ -314,7 +314,7 @@ classic_prefetch(const BloomFilter *f, BloomHash h)
 
 	for (uint32_t i = 0; i < f->nhashes; i++)
 	{
-		__builtin_prefetch(&f->words[bloom_reduce(x, f->nbits) >> 6], 1, 3);
+		__builtin_prefetch(&f->words[bf_reduce(x, f->nbits) >> 6], 1, 3);
 		x += y;
 		y += i;
 	}
@@ -325,7 +325,7 @@ classic_prefetch(const BloomFilter *f, BloomHash h)
 }
 
 void
-bloom_prefetch(const BloomFilter *f, BloomHash h)
+bf_prefetch(const BloomFilter *f, BloomHash h)
 {
 	switch (f->layout)
 	{
@@ -346,7 +346,7 @@ bloom_prefetch(const BloomFilter *f, BloomHash h)
 }
 
 bool
-bloom_insert(BloomFilter *f, BloomHash h)
+bf_insert(BloomFilter *f, BloomHash h)
 {
 	bool		changed;
 
@@ -369,7 +369,7 @@ bloom_insert(BloomFilter *f, BloomHash h)
 }
 
 bool
-bloom_query(const BloomFilter *f, BloomHash h)
+bf_query(const BloomFilter *f, BloomHash h)
 {
 	switch (f->layout)
 	{
@@ -396,21 +396,21 @@ shapes_equal(const BloomShape *a, const BloomShape *b)
 }
 
 bool
-bloom_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
+bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
 {
 	BloomShape	sa,
 				sb;
 	char		da[160],
 				db[160];
 
-	bloom_get_shape(a, &sa);
-	bloom_get_shape(b, &sb);
+	bf_get_shape(a, &sa);
+	bf_get_shape(b, &sb);
 	if (shapes_equal(&sa, &sb) && a->hash_scheme == b->hash_scheme)
 		return true;
-	if (bloom_foldable(a, b))
+	if (bf_foldable(a, b))
 		return true;
-	bloom_shape_describe(&sa, da, sizeof(da));
-	bloom_shape_describe(&sb, db, sizeof(db));
+	bf_shape_describe(&sa, da, sizeof(da));
+	bf_shape_describe(&sb, db, sizeof(db));
 	snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 			 "first filter is (%s), second is (%s)", da, db);
 	return false;
@@ -483,7 +483,7 @@ is_power_of_two(uint64_t x)
 }
 
 bool
-bloom_foldable(const BloomFilter *a, const BloomFilter *b)
+bf_foldable(const BloomFilter *a, const BloomFilter *b)
 {
 	return (a->flags & b->flags & BLOOM_FLAG_AUTOSIZED) != 0 &&
 		a->layout == BLOOM_LAYOUT_CLASSIC && b->layout == BLOOM_LAYOUT_CLASSIC &&
@@ -495,10 +495,10 @@ bloom_foldable(const BloomFilter *a, const BloomFilter *b)
 }
 
 void
-bloom_fold(const BloomFilter *src, BloomFilter *dst)
+bf_fold(const BloomFilter *src, BloomFilter *dst)
 {
-	uint64_t	n = bloom_nwords(dst);
-	uint64_t	f = bloom_nwords(src) / n;
+	uint64_t	n = bf_nwords(dst);
+	uint64_t	f = bf_nwords(src) / n;
 
 	for (uint64_t i = 0; i < n; i++)
 		dst->words[i] = folded_word(src->words, i, f);
@@ -513,9 +513,9 @@ add_saturating(uint64_t a, uint64_t b)
 }
 
 void
-bloom_union_into(BloomFilter *dst, const BloomFilter *src)
+bf_union_into(BloomFilter *dst, const BloomFilter *src)
 {
-	uint64_t	n = bloom_nwords(dst);
+	uint64_t	n = bf_nwords(dst);
 
 	if (src->nbits == dst->nbits)
 	{
@@ -524,7 +524,7 @@ bloom_union_into(BloomFilter *dst, const BloomFilter *src)
 	}
 	else
 	{
-		uint64_t	f = bloom_nwords(src) / n;
+		uint64_t	f = bf_nwords(src) / n;
 
 		for (uint64_t i = 0; i < n; i++)
 			dst->words[i] |= folded_word(src->words, i, f);
@@ -539,9 +539,9 @@ bloom_union_into(BloomFilter *dst, const BloomFilter *src)
 }
 
 void
-bloom_intersect_into(BloomFilter *dst, const BloomFilter *src)
+bf_intersect_into(BloomFilter *dst, const BloomFilter *src)
 {
-	uint64_t	n = bloom_nwords(dst);
+	uint64_t	n = bf_nwords(dst);
 
 	if (src->nbits == dst->nbits)
 	{
@@ -550,7 +550,7 @@ bloom_intersect_into(BloomFilter *dst, const BloomFilter *src)
 	}
 	else
 	{
-		uint64_t	f = bloom_nwords(src) / n;
+		uint64_t	f = bf_nwords(src) / n;
 
 		for (uint64_t i = 0; i < n; i++)
 			dst->words[i] &= folded_word(src->words, i, f);
@@ -571,16 +571,16 @@ bloom_intersect_into(BloomFilter *dst, const BloomFilter *src)
 }
 
 bool
-bloom_equal(const BloomFilter *a, const BloomFilter *b)
+bf_equal(const BloomFilter *a, const BloomFilter *b)
 {
 	BloomShape	sa,
 				sb;
 
-	bloom_get_shape(a, &sa);
-	bloom_get_shape(b, &sb);
+	bf_get_shape(a, &sa);
+	bf_get_shape(b, &sb);
 	if (!shapes_equal(&sa, &sb) || a->hash_scheme != b->hash_scheme)
 		return false;
-	return memcmp(a->words, b->words, 8 * bloom_nwords(a)) == 0;
+	return memcmp(a->words, b->words, 8 * bf_nwords(a)) == 0;
 }
 
 /* ---------------------------------------------------------------------
@@ -601,9 +601,9 @@ popcount64(uint64_t x)
 }
 
 uint64_t
-bloom_bits_set(const BloomFilter *f)
+bf_bits_set(const BloomFilter *f)
 {
-	uint64_t	n = bloom_nwords(f);
+	uint64_t	n = bf_nwords(f);
 	uint64_t	count = 0;
 
 	for (uint64_t i = 0; i < n; i++)
@@ -616,14 +616,14 @@ bloom_bits_set(const BloomFilter *f)
  * every bit is set: the filter then says nothing about its contents.
  */
 double
-bloom_estimate_count(const BloomFilter *f)
+bf_estimate_count(const BloomFilter *f)
 {
 	double		m = (double) f->nbits;
 	double		x;
 
 	if (f->layout == BLOOM_LAYOUT_BLOCKED)
 		return blocked_estimate_count(f);
-	x = (double) bloom_bits_set(f);
+	x = (double) bf_bits_set(f);
 	if (x >= m)
 		return INFINITY;
 	return -(m / f->nhashes) * log1p(-x / m);
@@ -631,7 +631,7 @@ bloom_estimate_count(const BloomFilter *f)
 
 /* A random absent value hits k set bits with probability fill^k. */
 double
-bloom_estimate_fpp(const BloomFilter *f)
+bf_estimate_fpp(const BloomFilter *f)
 {
 	double		fill;
 
@@ -641,7 +641,7 @@ bloom_estimate_fpp(const BloomFilter *f)
 	/* a query reads one block, of its own fill */
 	if (f->layout == BLOOM_LAYOUT_BLOCKED)
 		return blocked_estimate_fpp(f);
-	fill = (double) bloom_bits_set(f) / (double) f->nbits;
+	fill = (double) bf_bits_set(f) / (double) f->nbits;
 	return pow(fill, (double) f->nhashes);
 }
 
@@ -693,9 +693,9 @@ enum
 };
 
 void
-bloom_serialize(const BloomFilter *f, uint8_t *out)
+bf_serialize(const BloomFilter *f, uint8_t *out)
 {
-	uint64_t	n = bloom_nwords(f);
+	uint64_t	n = bf_nwords(f);
 
 	out[W_VERSION] = f->version;
 	out[W_LAYOUT] = f->layout;
@@ -755,7 +755,7 @@ header_check(uint8_t version, uint8_t scheme, uint8_t flags,
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "reserved header fields are not zero");
 		return false;
 	}
-	if (!bloom_shape_check(s, errbuf))
+	if (!bf_shape_check(s, errbuf))
 		return false;
 	if (s->layout == BLOOM_LAYOUT_MATRIX ? full_at < BLOOM_NEVER_FULL
 		: full_at != BLOOM_NEVER_FULL)
@@ -763,7 +763,7 @@ header_check(uint8_t version, uint8_t scheme, uint8_t flags,
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "full_at must be %s for layout \"%s\", not %lld",
 				 s->layout == BLOOM_LAYOUT_MATRIX ? "-1 or more" : "-1",
-				 bloom_layout_name(s->layout), (long long) full_at);
+				 bf_layout_name(s->layout), (long long) full_at);
 		return false;
 	}
 	/* full_at counts values held before one was added, so it is below inserted */
@@ -778,7 +778,7 @@ header_check(uint8_t version, uint8_t scheme, uint8_t flags,
 }
 
 bool
-bloom_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *errbuf)
+bf_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *errbuf)
 {
 	BloomShape	s;
 	uint64_t	nwords;
@@ -804,7 +804,7 @@ bloom_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *e
 		return false;
 
 	/* nbits is bounded by the shape check, so this cannot overflow */
-	nwords = bloom_words_for_bits(s.nbits);
+	nwords = bf_words_for_bits(s.nbits);
 	if ((uint64_t) len != BLOOM_WIRE_HEADER_BYTES + 8 * nwords)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
@@ -820,12 +820,12 @@ bloom_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *e
 				 (unsigned long long) s.nbits);
 		return false;
 	}
-	*struct_bytes = bloom_shape_bytes(&s);
+	*struct_bytes = bf_shape_bytes(&s);
 	return true;
 }
 
 void
-bloom_deserialize(const uint8_t *buf, size_t len, BloomFilter *f)
+bf_deserialize(const uint8_t *buf, size_t len, BloomFilter *f)
 {
 	uint64_t	n;
 
@@ -843,7 +843,7 @@ bloom_deserialize(const uint8_t *buf, size_t len, BloomFilter *f)
 	f->reserved1 = get_u32(buf + W_RESERVED1);
 	f->full_at = (int64_t) get_u64(buf + W_FULL_AT);
 	f->reserved2 = get_u64(buf + W_RESERVED2);
-	n = bloom_nwords(f);
+	n = bf_nwords(f);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	memcpy(f->words, buf + W_WORDS, 8 * n);
 #else
@@ -856,7 +856,7 @@ bloom_deserialize(const uint8_t *buf, size_t len, BloomFilter *f)
 }
 
 bool
-bloom_struct_check(const BloomFilter *f, uint64_t size, char *errbuf)
+bf_struct_check(const BloomFilter *f, uint64_t size, char *errbuf)
 {
 	BloomShape	s;
 
@@ -866,11 +866,11 @@ bloom_struct_check(const BloomFilter *f, uint64_t size, char *errbuf)
 				 (unsigned long long) size);
 		return false;
 	}
-	bloom_get_shape(f, &s);
+	bf_get_shape(f, &s);
 	if (!header_check(f->version, f->hash_scheme, f->flags, f->reserved1,
 					  f->reserved2, f->full_at, f->inserted, &s, errbuf))
 		return false;
-	if (size != bloom_shape_bytes(&s))
+	if (size != bf_shape_bytes(&s))
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "value of %llu bytes does not match its header (%llu bits)",
@@ -888,13 +888,13 @@ static const char b64_alphabet[] =
 "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 uint64_t
-base64_encoded_len(uint64_t nbytes)
+bf_base64_encoded_len(uint64_t nbytes)
 {
 	return (nbytes + 2) / 3 * 4;
 }
 
 void
-base64_encode(const uint8_t *src, size_t len, char *dst)
+bf_base64_encode(const uint8_t *src, size_t len, char *dst)
 {
 	size_t		i = 0;
 
@@ -921,7 +921,7 @@ base64_encode(const uint8_t *src, size_t len, char *dst)
 }
 
 uint64_t
-base64_decoded_max(size_t len)
+bf_base64_decoded_max(size_t len)
 {
 	return (uint64_t) len / 4 * 3;
 }
@@ -943,7 +943,7 @@ b64_value(unsigned char c)
 }
 
 bool
-base64_decode(const char *src, size_t len, uint8_t *dst, size_t *outlen, char *errbuf)
+bf_base64_decode(const char *src, size_t len, uint8_t *dst, size_t *outlen, char *errbuf)
 {
 	size_t		out = 0;
 

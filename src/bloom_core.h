@@ -28,7 +28,7 @@
 /*
  * Hash schemes: how a value becomes the two 64-bit words that drive double
  * hashing.  Scheme 1: the type's extended hash (seeded with the filter's
- * seed), then two different 64-bit finalizers (see bloom_hash_derive).
+ * seed), then two different 64-bit finalizers (see bf_hash_derive).
  */
 #define BLOOM_HASH_SCHEME_PG_EXTENDED	1
 
@@ -97,25 +97,25 @@ typedef struct BloomShape
 
 /* Number of 64-bit words holding nbits bits. */
 static inline uint64_t
-bloom_words_for_bits(uint64_t nbits)
+bf_words_for_bits(uint64_t nbits)
 {
 	return (nbits + 63) / 64;
 }
 
 static inline uint64_t
-bloom_nwords(const BloomFilter *f)
+bf_nwords(const BloomFilter *f)
 {
-	return bloom_words_for_bits(f->nbits);
+	return bf_words_for_bits(f->nbits);
 }
 
 /*
  * Bytes of the in-memory struct (the varlena size) of a filter that is only
- * its nbits bits (classic, blocked).  For any layout use bloom_shape_bytes.
+ * its nbits bits (classic, blocked).  For any layout use bf_shape_bytes.
  */
 static inline uint64_t
-bloom_struct_bytes(uint64_t nbits)
+bf_struct_bytes(uint64_t nbits)
 {
-	return (uint64_t) offsetof(BloomFilter, words) + 8 * bloom_words_for_bits(nbits);
+	return (uint64_t) offsetof(BloomFilter, words) + 8 * bf_words_for_bits(nbits);
 }
 
 /*
@@ -124,9 +124,9 @@ bloom_struct_bytes(uint64_t nbits)
  * (layout_matrix_core.h).  The binary format carries only the bits.
  */
 static inline uint64_t
-bloom_shape_bytes(const BloomShape *shape)
+bf_shape_bytes(const BloomShape *shape)
 {
-	uint64_t	bytes = bloom_struct_bytes(shape->nbits);
+	uint64_t	bytes = bf_struct_bytes(shape->nbits);
 
 	if (shape->layout == BLOOM_LAYOUT_MATRIX)
 		bytes += 8 * (uint64_t) shape->rows;
@@ -137,21 +137,21 @@ bloom_shape_bytes(const BloomShape *shape)
  * Checks a shape; returns true if valid, else false with a message in errbuf.
  * Every constructor and reader goes through this.
  */
-extern bool bloom_shape_check(const BloomShape *shape, char *errbuf);
+extern bool bf_shape_check(const BloomShape *shape, char *errbuf);
 
 /*
  * Shape for capacity distinct values at false-positive rate fpp with the
  * given layout.  Returns false with a message if the parameters are out of
  * range or the filter would exceed the size limit.
  */
-extern bool bloom_shape_for(double capacity, double fpp, int layout,
+extern bool bf_shape_for(double capacity, double fpp, int layout,
 							BloomShape *shape, char *errbuf);
 
 /*
  * Auto-sized filters (bloom_agg without a capacity): classic layout, the
  * number of hash functions fixed by the target rate alone, and a power-of-two
  * number of 64-bit words, so any two of them have sizes that divide each
- * other and the larger folds onto the smaller (bloom_fold).
+ * other and the larger folds onto the smaller (bf_fold).
  */
 #define BLOOM_AUTO_FPP			0.01
 #define BLOOM_AUTO_NHASHES		7	/* round(-log2(0.01)) */
@@ -161,17 +161,17 @@ extern bool bloom_shape_for(double capacity, double fpp, int layout,
  * smallest, one-word filter): the fewest power-of-two words whose expected
  * rate with BLOOM_AUTO_NHASHES hashes is at most BLOOM_AUTO_FPP.
  */
-extern bool bloom_shape_autosized(double ndistinct, BloomShape *shape, char *errbuf);
+extern bool bf_shape_datasized(double ndistinct, BloomShape *shape, char *errbuf);
 
 /* Writes the header of an empty filter of this shape; words must be zeroed. */
-extern void bloom_init(BloomFilter *f, const BloomShape *shape);
+extern void bf_init(BloomFilter *f, const BloomShape *shape);
 
-extern void bloom_get_shape(const BloomFilter *f, BloomShape *shape);
-extern const char *bloom_layout_name(int layout);
-extern int	bloom_layout_from_name(const char *name);	/* -1 if unknown */
+extern void bf_get_shape(const BloomFilter *f, BloomShape *shape);
+extern const char *bf_layout_name(int layout);
+extern int	bf_layout_from_name(const char *name);	/* -1 if unknown */
 
 /* Describes a shape as text, e.g. for error messages. */
-extern void bloom_shape_describe(const BloomShape *shape, char *buf, size_t len);
+extern void bf_shape_describe(const BloomShape *shape, char *buf, size_t len);
 
 /* ---- hashing, insertion and lookup ---- */
 
@@ -181,7 +181,7 @@ extern void bloom_shape_describe(const BloomShape *shape, char *buf, size_t len)
  */
 /* The splitmix64 / MurmurHash3 64-bit finalizer: a bijection. */
 static inline uint64_t
-bloom_mix64(uint64_t x)
+bf_mix64(uint64_t x)
 {
 	x ^= x >> 30;
 	x *= UINT64_C(0xbf58476d1ce4e5b9);
@@ -199,28 +199,28 @@ bloom_mix64(uint64_t x)
  * is never zero.
  */
 static inline BloomHash
-bloom_hash_derive(uint64_t value_hash)
+bf_hash_derive(uint64_t value_hash)
 {
 	BloomHash	h;
 
-	h.h1 = bloom_mix64(value_hash + UINT64_C(0x9e3779b97f4a7c15));
-	h.h2 = bloom_mix64(value_hash ^ UINT64_C(0xc2b2ae3d27d4eb4f)) | 1;
+	h.h1 = bf_mix64(value_hash + UINT64_C(0x9e3779b97f4a7c15));
+	h.h2 = bf_mix64(value_hash ^ UINT64_C(0xc2b2ae3d27d4eb4f)) | 1;
 	return h;
 }
 
 
 /* Adds a value; returns true if any bit changed. */
-extern bool bloom_insert(BloomFilter *f, BloomHash h);
+extern bool bf_insert(BloomFilter *f, BloomHash h);
 
 /* True if all of the value's bits are set (member or false positive). */
-extern bool bloom_query(const BloomFilter *f, BloomHash h);
+extern bool bf_query(const BloomFilter *f, BloomHash h);
 
 /*
- * Asks the CPU to start loading the memory a later bloom_insert or
- * bloom_query of h will touch, so bulk callers (the aggregates) overlap the
+ * Asks the CPU to start loading the memory a later bf_insert or
+ * bf_query of h will touch, so bulk callers (the aggregates) overlap the
  * cache misses of several values.  Only a hint: no effect on the bits.
  */
-extern void bloom_prefetch(const BloomFilter *f, BloomHash h);
+extern void bf_prefetch(const BloomFilter *f, BloomHash h);
 
 /* ---- set operations ---- */
 
@@ -228,7 +228,7 @@ extern void bloom_prefetch(const BloomFilter *f, BloomHash h);
  * True if a and b can be united or intersected; otherwise false and errbuf
  * says why, naming both shapes.
  */
-extern bool bloom_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf);
+extern bool bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf);
 
 /*
  * dst |= src, dst &= src.  The shapes must be compatible, and dst must not
@@ -236,15 +236,15 @@ extern bool bloom_compatible(const BloomFilter *a, const BloomFilter *b, char *e
  * different sizes), src is folded onto dst's size on the fly.  The result
  * keeps BLOOM_FLAG_AUTOSIZED only if both had it.
  */
-extern void bloom_union_into(BloomFilter *dst, const BloomFilter *src);
-extern void bloom_intersect_into(BloomFilter *dst, const BloomFilter *src);
+extern void bf_union_into(BloomFilter *dst, const BloomFilter *src);
+extern void bf_intersect_into(BloomFilter *dst, const BloomFilter *src);
 
 /*
  * True if filters of a's and b's shapes fold onto a common size: both
  * auto-sized, classic, with the same hash functions and seed, and
  * power-of-two word counts.  Shapes that are equal need no folding.
  */
-extern bool bloom_foldable(const BloomFilter *a, const BloomFilter *b);
+extern bool bf_foldable(const BloomFilter *a, const BloomFilter *b);
 
 /*
  * Folds src onto dst, which has src's header but fewer bits (nbits divides
@@ -252,63 +252,63 @@ extern bool bloom_foldable(const BloomFilter *a, const BloomFilter *b);
  * the f = src/dst adjacent bits j*f .. j*f+f-1 of src.  For the classic
  * layout that is exactly the filter of dst's size holding the same values.
  */
-extern void bloom_fold(const BloomFilter *src, BloomFilter *dst);
+extern void bf_fold(const BloomFilter *src, BloomFilter *dst);
 
 /* Identical shape and bits (insert counts are not compared). */
-extern bool bloom_equal(const BloomFilter *a, const BloomFilter *b);
+extern bool bf_equal(const BloomFilter *a, const BloomFilter *b);
 
 /* ---- statistics ---- */
-extern uint64_t bloom_bits_set(const BloomFilter *f);
-extern double bloom_estimate_count(const BloomFilter *f);
-extern double bloom_estimate_fpp(const BloomFilter *f);
+extern uint64_t bf_bits_set(const BloomFilter *f);
+extern double bf_estimate_count(const BloomFilter *f);
+extern double bf_estimate_fpp(const BloomFilter *f);
 
 /* ---- binary format ---- */
 
 /* Bytes of the serialized form. */
 static inline uint64_t
-bloom_wire_bytes(const BloomFilter *f)
+bf_wire_bytes(const BloomFilter *f)
 {
-	return BLOOM_WIRE_HEADER_BYTES + 8 * bloom_nwords(f);
+	return BLOOM_WIRE_HEADER_BYTES + 8 * bf_nwords(f);
 }
 
-/* Writes the serialized form of f (bloom_wire_bytes(f) bytes) to out. */
-extern void bloom_serialize(const BloomFilter *f, uint8_t *out);
+/* Writes the serialized form of f (bf_wire_bytes(f) bytes) to out. */
+extern void bf_serialize(const BloomFilter *f, uint8_t *out);
 
 /*
  * Validates a serialized filter of len bytes.  On success returns true and
  * sets *struct_bytes to the size the in-memory struct needs; else false with
  * a message.  Nothing is allocated, so callers check before they allocate.
  */
-extern bool bloom_wire_check(const uint8_t *buf, size_t len,
+extern bool bf_wire_check(const uint8_t *buf, size_t len,
 							 uint64_t *struct_bytes, char *errbuf);
 
-/* Fills f (struct_bytes from bloom_wire_check) from a validated buffer. */
-extern void bloom_deserialize(const uint8_t *buf, size_t len, BloomFilter *f);
+/* Fills f (struct_bytes from bf_wire_check) from a validated buffer. */
+extern void bf_deserialize(const uint8_t *buf, size_t len, BloomFilter *f);
 
 /*
  * Checks the header of an in-memory filter against its size: a cheap guard
  * run on every filter argument.
  */
-extern bool bloom_struct_check(const BloomFilter *f, uint64_t size, char *errbuf);
+extern bool bf_struct_check(const BloomFilter *f, uint64_t size, char *errbuf);
 
 /* ---- text form: strict, canonical base64 of the binary format ---- */
-extern uint64_t base64_encoded_len(uint64_t nbytes);
-extern void base64_encode(const uint8_t *src, size_t len, char *dst);
+extern uint64_t bf_base64_encoded_len(uint64_t nbytes);
+extern void bf_base64_encode(const uint8_t *src, size_t len, char *dst);
 
 /*
  * Decodes canonical base64 (no whitespace, '=' padding, zero pad bits);
  * returns false with a message on any other input.  dst holds
- * base64_decoded_max(len) bytes; *outlen receives the decoded length.
+ * bf_base64_decoded_max(len) bytes; *outlen receives the decoded length.
  */
-extern uint64_t base64_decoded_max(size_t len);
-extern bool base64_decode(const char *src, size_t len, uint8_t *dst,
+extern uint64_t bf_base64_decoded_max(size_t len);
+extern bool bf_base64_decode(const char *src, size_t len, uint8_t *dst,
 						  size_t *outlen, char *errbuf);
 
 /* ---- helpers shared by layouts ---- */
 
 /* Maps a uniform 64-bit x onto [0, n) without division (Lemire). */
 static inline uint64_t
-bloom_reduce(uint64_t x, uint64_t n)
+bf_reduce(uint64_t x, uint64_t n)
 {
 #ifdef __SIZEOF_INT128__
 	return (uint64_t) (((unsigned __int128) x * n) >> 64);
@@ -325,13 +325,13 @@ bloom_reduce(uint64_t x, uint64_t n)
 }
 
 static inline void
-bloom_set_bit(uint64_t *words, uint64_t bit)
+bf_set_bit(uint64_t *words, uint64_t bit)
 {
 	words[bit >> 6] |= (uint64_t) 1 << (bit & 63);
 }
 
 static inline bool
-bloom_test_bit(const uint64_t *words, uint64_t bit)
+bf_test_bit(const uint64_t *words, uint64_t bit)
 {
 	return (words[bit >> 6] >> (bit & 63)) & 1;
 }

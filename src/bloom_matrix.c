@@ -55,7 +55,7 @@ bloom_empty_matrix(PG_FUNCTION_ARGS)
 	shape.nhashes = (uint32) nhashes;
 	shape.rows = (uint32) rows;
 	shape.locators = (uint32) locators;
-	if (!bloom_shape_check(&shape, errbuf))
+	if (!bf_shape_check(&shape, errbuf))
 		bloom_report_shape_error(errbuf);
 	PG_RETURN_BLOOM(bloom_alloc(&shape));
 }
@@ -72,7 +72,7 @@ bloom_matrix_row_bits(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("bloom_matrix_row_bits needs a filter of layout \"matrix\", not \"%s\"",
-						bloom_layout_name(f->layout))));
+						bf_layout_name(f->layout))));
 	/* rows * 8 bytes: bounded by the filter's own size, already in memory */
 	counters = matrix_counters_const(f);
 	elems = palloc(sizeof(Datum) * f->rows);

@@ -69,8 +69,8 @@ estimate_const_filter(Const *c, FilterEstimate *est)
 		return true;
 	}
 	f = bloom_from_datum(c->constvalue);
-	est->ndistinct = bloom_estimate_count(f);
-	est->fpp = bloom_estimate_fpp(f);
+	est->ndistinct = bf_estimate_count(f);
+	est->fpp = bf_estimate_fpp(f);
 	return true;
 }
 
@@ -151,7 +151,7 @@ initplan_fpp(Aggref *agg, Expr *top, double n)
 		BloomShape	shape;
 		char		errbuf[BLOOM_ERRBUF_SIZE];
 
-		if (bloom_shape_for(capacity, fpp, BLOOM_LAYOUT_CLASSIC, &shape, errbuf))
+		if (bf_shape_for(capacity, fpp, BLOOM_LAYOUT_CLASSIC, &shape, errbuf))
 			return shape_fpp((double) shape.nbits, (double) shape.nhashes, n);
 		return DEFAULT_AGG_FPP;
 	}
@@ -163,7 +163,7 @@ initplan_fpp(Aggref *agg, Expr *top, double n)
 			((Const *) first)->consttype == ((FuncExpr *) top)->funcresulttype)
 		{
 			const BloomFilter *f = bloom_from_datum(((Const *) first)->constvalue);
-			double		held = bloom_estimate_count(f);
+			double		held = bf_estimate_count(f);
 
 			if (isfinite(held))
 				return shape_fpp((double) f->nbits, (double) f->nhashes, held + n);

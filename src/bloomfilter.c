@@ -20,7 +20,7 @@ PG_MODULE_MAGIC;
 BloomFilter *
 bloom_alloc(const BloomShape *shape)
 {
-	uint64		bytes = bloom_shape_bytes(shape);
+	uint64		bytes = bf_shape_bytes(shape);
 	BloomFilter *f;
 
 	/* the shape check bounds nbits, so this is a defence in depth */
@@ -31,7 +31,7 @@ bloom_alloc(const BloomShape *shape)
 						(unsigned long long) bytes)));
 	f = (BloomFilter *) palloc0((Size) bytes);
 	SET_VARSIZE(f, bytes);
-	bloom_init(f, shape);
+	bf_init(f, shape);
 	return f;
 }
 
@@ -49,7 +49,7 @@ check_struct_or_error(const BloomFilter *f)
 {
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 
-	if (!bloom_struct_check(f, VARSIZE(f), errbuf))
+	if (!bf_struct_check(f, VARSIZE(f), errbuf))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("invalid bloom filter value: %s", errbuf)));
@@ -64,8 +64,8 @@ bloom_text_decode(const char *str, size_t *nbytes, const char *typname,
 	uint8	   *bytes;
 
 	/* the decoded size is below the text's, which PostgreSQL already holds */
-	bytes = palloc(base64_decoded_max(len) + 1);
-	if (!base64_decode(str, len, bytes, nbytes, errbuf))
+	bytes = palloc(bf_base64_decoded_max(len) + 1);
+	if (!bf_base64_decode(str, len, bytes, nbytes, errbuf))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for type %s: %s", typname, errbuf),
@@ -78,7 +78,7 @@ char *
 bloom_text_encode(uint64 wire, const char *noun,
 				  void (*fill) (const void *value, uint8 *out), const void *value)
 {
-	uint64		textlen = base64_encoded_len(wire);
+	uint64		textlen = bf_base64_encoded_len(wire);
 	uint8	   *bytes;
 	char	   *out;
 
@@ -91,7 +91,7 @@ bloom_text_encode(uint64 wire, const char *noun,
 	bytes = palloc((Size) wire);
 	fill(value, bytes);
 	out = palloc((Size) textlen + 1);
-	base64_encode(bytes, (size_t) wire, out);
+	bf_base64_encode(bytes, (size_t) wire, out);
 	out[textlen] = '\0';
 	pfree(bytes);
 	return out;
@@ -125,7 +125,7 @@ bloom_check_compatible(const BloomFilter *a, const BloomFilter *b, const char *o
 {
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 
-	if (!bloom_compatible(a, b, errbuf))
+	if (!bf_compatible(a, b, errbuf))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot %s bloom filters of different shapes", operation),
@@ -140,14 +140,14 @@ bloom_from_wire(const uint8 *buf, size_t len, int sqlstate)
 	uint64		bytes;
 	BloomFilter *f;
 
-	if (!bloom_wire_check(buf, len, &bytes, errbuf))
+	if (!bf_wire_check(buf, len, &bytes, errbuf))
 		ereport(ERROR,
 				(errcode(sqlstate),
 				 errmsg("invalid bloom filter: %s", errbuf)));
 	/* the check bounded nbits, hence bytes, before this allocation */
 	f = (BloomFilter *) palloc((Size) bytes);
 	SET_VARSIZE(f, bytes);
-	bloom_deserialize(buf, len, f);
+	bf_deserialize(buf, len, f);
 	return f;
 }
 

@@ -19,7 +19,7 @@
 
 /*
  * Allocates an empty filter of a valid shape in the current memory context.
- * The shape must have passed bloom_shape_check (the size is then bounded).
+ * The shape must have passed bf_shape_check (the size is then bounded).
  */
 extern BloomFilter *bloom_alloc(const BloomShape *shape);
 
@@ -148,7 +148,7 @@ bloom_hasher_value_hash(const BloomHasher *hasher, Datum value, uint64 seed)
 static inline BloomHash
 bloom_hasher_hash(const BloomHasher *hasher, Datum value, uint64 seed)
 {
-	return bloom_hash_derive(bloom_hasher_value_hash(hasher, value, seed));
+	return bf_hash_derive(bloom_hasher_value_hash(hasher, value, seed));
 }
 
 /*

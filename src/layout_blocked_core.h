@@ -29,7 +29,7 @@ blocked_nblocks(const BloomFilter *f)
 static inline uint64_t
 blocked_block_index(uint64_t h1, uint64_t nblocks)
 {
-	return bloom_reduce(h1, nblocks);
+	return bf_reduce(h1, nblocks);
 }
 
 /*

@@ -41,7 +41,7 @@ matrix_shape_check(const BloomShape *s, char *errbuf)
 		return false;
 	}
 	/* bit words plus one counter word per row; nbits is already bounded */
-	if (bloom_words_for_bits(s->nbits) + s->rows > BLOOM_MAX_WORDS)
+	if (bf_words_for_bits(s->nbits) + s->rows > BLOOM_MAX_WORDS)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "a matrix of %u rows x %llu bits exceeds the size limit of 1 GB",
@@ -124,7 +124,7 @@ candidate_row(const BloomFilter *f, uint64_t locator_base, uint32_t g)
 	uint32_t	group_rows = f->rows / f->locators;
 	uint64_t	x = matrix_mix(locator_base + (uint64_t) (g + 1) * UINT64_C(0x9e3779b97f4a7c15));
 
-	return g * group_rows + (uint32_t) bloom_reduce(x, group_rows);
+	return g * group_rows + (uint32_t) bf_reduce(x, group_rows);
 }
 
 static inline uint64_t
@@ -147,7 +147,7 @@ in_row_positions(const BloomFilter *f, BloomHash h, uint64_t *pos)
 
 	for (uint32_t i = 0; i < f->nhashes; i++)
 	{
-		pos[i] = bloom_reduce(x, row_bits);
+		pos[i] = bf_reduce(x, row_bits);
 		x += y;
 		y += i;
 	}
@@ -177,7 +177,7 @@ matrix_insert(BloomFilter *f, BloomHash h)
 		uint32_t	new_bits = 0;
 
 		for (uint32_t i = 0; i < f->nhashes; i++)
-			new_bits += !bloom_test_bit(f->words, start + pos[i]);
+			new_bits += !bf_test_bit(f->words, start + pos[i]);
 		if (new_bits == 0)
 			return false;		/* already present (or a false positive) */
 
@@ -231,7 +231,7 @@ matrix_query(const BloomFilter *f, BloomHash h)
 		uint64_t	start = (uint64_t) candidate_row(f, base, g) * row_bits;
 		uint32_t	i = 0;
 
-		while (i < f->nhashes && bloom_test_bit(f->words, start + pos[i]))
+		while (i < f->nhashes && bf_test_bit(f->words, start + pos[i]))
 			i++;
 		if (i == f->nhashes)
 			return true;
@@ -266,7 +266,7 @@ word_slice(uint64_t w, unsigned lo, unsigned hi)
 }
 
 uint64_t
-bloom_popcount_range(const uint64_t *words, uint64_t from, uint64_t len)
+bf_popcount_range(const uint64_t *words, uint64_t from, uint64_t len)
 {
 	uint64_t	end = from + len,
 				count = 0,
@@ -290,7 +290,7 @@ matrix_recount(BloomFilter *f)
 	uint64_t   *counters = matrix_counters(f);
 
 	for (uint32_t r = 0; r < f->rows; r++)
-		counters[r] = bloom_popcount_range(f->words, (uint64_t) r * row_bits, row_bits);
+		counters[r] = bf_popcount_range(f->words, (uint64_t) r * row_bits, row_bits);
 }
 
 bool
@@ -300,7 +300,7 @@ matrix_counters_consistent(const BloomFilter *f)
 	const uint64_t *counters = matrix_counters_const(f);
 
 	for (uint32_t r = 0; r < f->rows; r++)
-		if (counters[r] != bloom_popcount_range(f->words, (uint64_t) r * row_bits, row_bits))
+		if (counters[r] != bf_popcount_range(f->words, (uint64_t) r * row_bits, row_bits))
 			return false;
 	return true;
 }

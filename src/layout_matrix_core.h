@@ -40,13 +40,13 @@ matrix_row_bits(const BloomFilter *f)
 static inline uint64_t *
 matrix_counters(BloomFilter *f)
 {
-	return f->words + bloom_nwords(f);
+	return f->words + bf_nwords(f);
 }
 
 static inline const uint64_t *
 matrix_counters_const(const BloomFilter *f)
 {
-	return f->words + bloom_nwords(f);
+	return f->words + bf_nwords(f);
 }
 
 /* True if a row counts as full: at least half of its bits set. */
@@ -58,7 +58,7 @@ matrix_row_full(uint64_t bits_set, uint64_t row_bits)
 
 /*
  * Matrix-specific shape rules (rows, locators, row length, total size);
- * the generic ones (nbits, nhashes) are checked by bloom_shape_check.
+ * the generic ones (nbits, nhashes) are checked by bf_shape_check.
  */
 extern bool matrix_shape_check(const BloomShape *s, char *errbuf);
 
@@ -91,6 +91,6 @@ extern int64_t matrix_union_full_at(int64_t a, int64_t b);
 extern double matrix_estimate_fpp(const BloomFilter *f);
 
 /* Set bits of bits [from, from + len) of a bit array. */
-extern uint64_t bloom_popcount_range(const uint64_t *words, uint64_t from, uint64_t len);
+extern uint64_t bf_popcount_range(const uint64_t *words, uint64_t from, uint64_t len);
 
 #endif							/* LAYOUT_MATRIX_CORE_H */

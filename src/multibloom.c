@@ -63,8 +63,8 @@ static void
 set_part_lengths(MultiBloom *mb)
 {
 	for (int i = 0; i <= mb->nattrs; i++)
-		SET_VARSIZE(multibloom_part(mb, i),
-					multibloom_part_bytes(mb, VARSIZE(mb), i));
+		SET_VARSIZE(mbf_part(mb, i),
+					mbf_part_bytes(mb, VARSIZE(mb), i));
 }
 
 /* An empty multibloom of these part shapes, in the current memory context. */
@@ -75,14 +75,14 @@ multibloom_alloc(int nattrs, const BloomShape *shapes)
 	uint64		bytes;
 	MultiBloom *mb;
 
-	if (!multibloom_struct_bytes(nattrs, shapes, &bytes, errbuf))
+	if (!mbf_struct_bytes(nattrs, shapes, &bytes, errbuf))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("invalid multibloom parameters: %s", errbuf)));
 	/* bounded by the check above (below 1 GB) */
 	mb = (MultiBloom *) palloc0((Size) bytes);
 	SET_VARSIZE(mb, bytes);
-	multibloom_init(mb, nattrs, shapes);
+	mbf_init(mb, nattrs, shapes);
 	set_part_lengths(mb);
 	return mb;
 }
@@ -106,9 +106,9 @@ multibloom_union_new(const MultiBloom *a, const MultiBloom *b)
 	BloomShape	shapes[MULTIBLOOM_MAX_ATTRS + 1];
 	MultiBloom *result;
 
-	multibloom_union_shapes(a, b, shapes);
+	mbf_union_shapes(a, b, shapes);
 	result = multibloom_alloc(a->nattrs, shapes);
-	multibloom_union_build(result, a, b);
+	mbf_union_build(result, a, b);
 	set_part_lengths(result);
 	return result;
 }
@@ -118,7 +118,7 @@ check_struct_or_error(const MultiBloom *mb)
 {
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 
-	if (!multibloom_struct_check(mb, VARSIZE(mb), errbuf))
+	if (!mbf_struct_check(mb, VARSIZE(mb), errbuf))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("invalid multibloom value: %s", errbuf)));
@@ -149,14 +149,14 @@ multibloom_from_wire(const uint8 *buf, size_t len, int sqlstate)
 	uint64		bytes;
 	MultiBloom *mb;
 
-	if (!multibloom_wire_check(buf, len, &bytes, errbuf))
+	if (!mbf_wire_check(buf, len, &bytes, errbuf))
 		ereport(ERROR,
 				(errcode(sqlstate),
 				 errmsg("invalid multibloom: %s", errbuf)));
 	/* the check bounded every part, hence bytes, before this allocation */
 	mb = (MultiBloom *) palloc((Size) bytes);
 	SET_VARSIZE(mb, bytes);
-	multibloom_deserialize(buf, len, mb);
+	mbf_deserialize(buf, len, mb);
 	set_part_lengths(mb);
 	return mb;
 }
@@ -164,13 +164,13 @@ multibloom_from_wire(const uint8 *buf, size_t len, int sqlstate)
 static bytea *
 multibloom_to_bytea(const MultiBloom *mb)
 {
-	uint64		wire = multibloom_wire_bytes(mb, VARSIZE(mb));
+	uint64		wire = mbf_wire_bytes(mb, VARSIZE(mb));
 	bytea	   *result;
 
 	/* the binary form is smaller than the value, so it fits */
 	result = (bytea *) palloc(VARHDRSZ + (Size) wire);
 	SET_VARSIZE(result, VARHDRSZ + wire);
-	multibloom_serialize(mb, VARSIZE(mb), (uint8 *) VARDATA(result));
+	mbf_serialize(mb, VARSIZE(mb), (uint8 *) VARDATA(result));
 	return result;
 }
 
@@ -182,12 +182,12 @@ report_incompatible(const MultiBloom *a, const MultiBloom *b)
 			   *db;
 	size_t		len = 256 * (MULTIBLOOM_MAX_ATTRS + 2);
 
-	if (multibloom_compatible(a, b, errbuf))
+	if (mbf_compatible(a, b, errbuf))
 		return;
 	da = palloc(len);
 	db = palloc(len);
-	multibloom_describe(a, da, len);
-	multibloom_describe(b, db, len);
+	mbf_describe(a, da, len);
+	mbf_describe(b, db, len);
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("cannot unite multibloom filters of different shapes: %s", errbuf),
@@ -371,7 +371,7 @@ read_row(FunctionCallInfo fcinfo, MultiBloomCallCache *cache, int first_value_ar
 
 				row->hashes[i] = bloom_hasher_value_hash(hasher,
 													 hashable(cache, i, PG_GETARG_DATUM(first_value_argno + i)),
-													 multibloom_attr_seed(i + 1));
+													 mbf_attr_seed(i + 1));
 			}
 			else
 				row->hashes[i] = 0;
@@ -400,7 +400,7 @@ read_row(FunctionCallInfo fcinfo, MultiBloomCallCache *cache, int first_value_ar
 			row->isnull[i] = nulls[i];
 			if (!nulls[i])
 				row->hashes[i] = bloom_hasher_value_hash(hasher_for(fcinfo, cache, first_value_argno, i),
-													 elems[i], multibloom_attr_seed(i + 1));
+													 elems[i], mbf_attr_seed(i + 1));
 			else
 				row->hashes[i] = 0;
 		}
@@ -489,7 +489,7 @@ serialize_multibloom(const void *value, uint8 *out)
 {
 	const MultiBloom *mb = (const MultiBloom *) value;
 
-	multibloom_serialize(mb, VARSIZE(mb), out);
+	mbf_serialize(mb, VARSIZE(mb), out);
 }
 
 Datum
@@ -497,7 +497,7 @@ multibloom_out(PG_FUNCTION_ARGS)
 {
 	const MultiBloom *mb = PG_GETARG_MULTIBLOOM(0);
 
-	PG_RETURN_CSTRING(bloom_text_encode(multibloom_wire_bytes(mb, VARSIZE(mb)),
+	PG_RETURN_CSTRING(bloom_text_encode(mbf_wire_bytes(mb, VARSIZE(mb)),
 										"multibloom", serialize_multibloom, mb));
 }
 
@@ -559,7 +559,7 @@ empty_for_capacity(int nattrs, int64 capacity, double fpp)
 				 errmsg("capacity must be at least 1, not " INT64_FORMAT, capacity)));
 	for (int i = 0; i < nattrs; i++)
 		caps[i] = (double) capacity;
-	if (!multibloom_shapes_for(nattrs, caps, (double) capacity, fpp, shapes, errbuf))
+	if (!mbf_shapes_for(nattrs, caps, (double) capacity, fpp, shapes, errbuf))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid multibloom parameters: %s", errbuf)));
@@ -586,7 +586,7 @@ multibloom_add(PG_FUNCTION_ARGS)
 	cache = multibloom_call_cache(fcinfo, 1);
 	mb = multibloom_copy(PG_GETARG_MULTIBLOOM(0));
 	read_row(fcinfo, cache, 1, mb->nattrs, "multibloom_add", &row);
-	multibloom_add_row(mb, row.hashes, row.isnull);
+	mbf_add_row(mb, row.hashes, row.isnull);
 	PG_RETURN_POINTER(mb);
 }
 
@@ -603,7 +603,7 @@ multibloom_contains(PG_FUNCTION_ARGS)
 	cache = multibloom_call_cache(fcinfo, 1);
 	mb = multibloom_arg_cached(fcinfo, 0, &cache->filter_arg);
 	read_row(fcinfo, cache, 1, mb->nattrs, "multibloom_contains", &row);
-	PG_RETURN_BOOL(multibloom_query_row(mb, row.hashes, row.isnull));
+	PG_RETURN_BOOL(mbf_query_row(mb, row.hashes, row.isnull));
 }
 
 /* The filter of attribute attno (1-based) as a bloom value. */
@@ -620,9 +620,9 @@ multibloom_attribute(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("attribute number %d is out of range: this multibloom has attributes 1 to %d",
 						attno, mb->nattrs)));
-	bytes = multibloom_part_bytes(mb, VARSIZE(mb), attno - 1);
+	bytes = mbf_part_bytes(mb, VARSIZE(mb), attno - 1);
 	f = (BloomFilter *) palloc((Size) bytes);
-	memcpy(f, multibloom_part_c(mb, attno - 1), (Size) bytes);
+	memcpy(f, mbf_part_c(mb, attno - 1), (Size) bytes);
 	SET_VARSIZE(f, bytes);
 	PG_RETURN_BLOOM(f);
 }
@@ -646,13 +646,13 @@ multibloom_union(PG_FUNCTION_ARGS)
 Datum
 multibloom_eq(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(multibloom_equal(PG_GETARG_MULTIBLOOM(0), PG_GETARG_MULTIBLOOM(1)));
+	PG_RETURN_BOOL(mbf_equal(PG_GETARG_MULTIBLOOM(0), PG_GETARG_MULTIBLOOM(1)));
 }
 
 Datum
 multibloom_ne(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(!multibloom_equal(PG_GETARG_MULTIBLOOM(0), PG_GETARG_MULTIBLOOM(1)));
+	PG_RETURN_BOOL(!mbf_equal(PG_GETARG_MULTIBLOOM(0), PG_GETARG_MULTIBLOOM(1)));
 }
 
 /* Columns of multibloom_info, in the order the SQL declaration gives them. */
@@ -716,8 +716,8 @@ multibloom_info(PG_FUNCTION_ARGS)
 
 	for (int i = 0; i < nparts; i++)
 	{
-		const BloomFilter *f = multibloom_part_c(mb, i);
-		uint64		set = bloom_bits_set(f);
+		const BloomFilter *f = mbf_part_c(mb, i);
+		uint64		set = bf_bits_set(f);
 
 		nbits[i] = (int64) f->nbits;
 		nhashes[i] = Int32GetDatum((int32) f->nhashes);
@@ -725,8 +725,8 @@ multibloom_info(PG_FUNCTION_ARGS)
 		inserted[i] = f->inserted > PG_INT64_MAX ? PG_INT64_MAX : (int64) f->inserted;
 		bits_set[i] = (int64) set;
 		fill[i] = (double) set / (double) f->nbits;
-		count[i] = bloom_estimate_count(f);
-		fpp[i] = bloom_estimate_fpp(f);
+		count[i] = bf_estimate_count(f);
+		fpp[i] = bf_estimate_fpp(f);
 	}
 
 	memset(nulls, 0, sizeof(nulls));
@@ -809,7 +809,7 @@ multibloom_agg_sized_trans(PG_FUNCTION_ARGS)
 						   state->capacity, state->fpp, capacity, fpp)));
 
 	read_row(fcinfo, cache, 3, state->mb->nattrs, "multibloom_agg_sized", &row);
-	multibloom_add_row(state->mb, row.hashes, row.isnull);
+	mbf_add_row(state->mb, row.hashes, row.isnull);
 	PG_RETURN_POINTER(state);
 }
 
@@ -827,8 +827,8 @@ state_union(MultiBloomAggState *state, const MultiBloom *src, MemoryContext aggc
 		return state;
 	}
 	report_incompatible(state->mb, src);
-	if (multibloom_union_fits(state->mb, src))
-		multibloom_union_into(state->mb, src);
+	if (mbf_union_fits(state->mb, src))
+		mbf_union_into(state->mb, src);
 	else
 	{
 		/* auto-sized parts of src are smaller: the state shrinks to them */
@@ -886,14 +886,14 @@ Datum
 multibloom_agg_serial(PG_FUNCTION_ARGS)
 {
 	MultiBloomAggState *state = (MultiBloomAggState *) PG_GETARG_POINTER(0);
-	uint64		wire = multibloom_wire_bytes(state->mb, VARSIZE(state->mb));
+	uint64		wire = mbf_wire_bytes(state->mb, VARSIZE(state->mb));
 	bytea	   *result = (bytea *) palloc(VARHDRSZ + 16 + (Size) wire);
 	char	   *p = VARDATA(result);
 
 	SET_VARSIZE(result, VARHDRSZ + 16 + wire);
 	memcpy(p, &state->capacity, 8);
 	memcpy(p + 8, &state->fpp, 8);
-	multibloom_serialize(state->mb, VARSIZE(state->mb), (uint8 *) p + 16);
+	mbf_serialize(state->mb, VARSIZE(state->mb), (uint8 *) p + 16);
 	PG_RETURN_BYTEA_P(result);
 }
 
@@ -1155,7 +1155,7 @@ insert_row_record(const uint64 *rec, void *arg)
 
 	for (int i = 0; i < mb->nattrs; i++)
 		isnull[i] = (rec[mb->nattrs] >> i) & 1;
-	multibloom_add_row(mb, rec, isnull);
+	mbf_add_row(mb, rec, isnull);
 }
 
 /* The smallest data-sized filter: every part for one value, empty. */
@@ -1166,7 +1166,7 @@ autosized_filter(int nattrs, const double *caps, double row_capacity)
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 	MultiBloom *mb;
 
-	if (!multibloom_shapes_for(nattrs, caps, row_capacity, MULTIBLOOM_AGG_FPP, shapes, errbuf))
+	if (!mbf_shapes_for(nattrs, caps, row_capacity, MULTIBLOOM_AGG_FPP, shapes, errbuf))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("multibloom_agg cannot size a filter: %s", errbuf),
@@ -1174,7 +1174,7 @@ autosized_filter(int nattrs, const double *caps, double row_capacity)
 	mb = multibloom_alloc(nattrs, shapes);
 	mb->flags |= MULTIBLOOM_FLAG_AUTOSIZED;
 	for (int i = 0; i <= nattrs; i++)
-		multibloom_part(mb, i)->flags |= BLOOM_FLAG_AUTOSIZED;
+		mbf_part(mb, i)->flags |= BLOOM_FLAG_AUTOSIZED;
 	return mb;
 }
 

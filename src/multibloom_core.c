@@ -67,7 +67,7 @@ part_error(char *errbuf, int i, int nattrs, const char *inner)
 static uint64_t
 part_seed(int i, int nattrs)
 {
-	return i == nattrs ? MULTIBLOOM_VERIFY_SEED : multibloom_attr_seed(i + 1);
+	return i == nattrs ? MULTIBLOOM_VERIFY_SEED : mbf_attr_seed(i + 1);
 }
 
 /* Bytes of a part in memory, from its header (counters included for matrix). */
@@ -76,8 +76,8 @@ part_struct_bytes(const BloomFilter *part)
 {
 	BloomShape	shape;
 
-	bloom_get_shape(part, &shape);
-	return bloom_shape_bytes(&shape);
+	bf_get_shape(part, &shape);
+	return bf_shape_bytes(&shape);
 }
 
 static bool
@@ -98,7 +98,7 @@ nattrs_check(long nattrs, char *errbuf)
  * --------------------------------------------------------------------- */
 
 bool
-multibloom_shapes_for(int nattrs, const double *attr_capacity, double row_capacity,
+mbf_shapes_for(int nattrs, const double *attr_capacity, double row_capacity,
 					  double fpp, BloomShape *shapes, char *errbuf)
 {
 	char		inner[BLOOM_ERRBUF_SIZE];
@@ -109,7 +109,7 @@ multibloom_shapes_for(int nattrs, const double *attr_capacity, double row_capaci
 	{
 		double		capacity = i == nattrs ? row_capacity : attr_capacity[i];
 
-		if (!bloom_shape_for(capacity, fpp, BLOOM_LAYOUT_CLASSIC, &shapes[i], inner))
+		if (!bf_shape_for(capacity, fpp, BLOOM_LAYOUT_CLASSIC, &shapes[i], inner))
 		{
 			part_error(errbuf, i, nattrs, inner);
 			return false;
@@ -120,23 +120,23 @@ multibloom_shapes_for(int nattrs, const double *attr_capacity, double row_capaci
 }
 
 bool
-multibloom_struct_bytes(int nattrs, const BloomShape *shapes, uint64_t *bytes, char *errbuf)
+mbf_struct_bytes(int nattrs, const BloomShape *shapes, uint64_t *bytes, char *errbuf)
 {
 	uint64_t	total;
 	char		inner[BLOOM_ERRBUF_SIZE];
 
 	if (!nattrs_check(nattrs, errbuf))
 		return false;
-	total = multibloom_header_bytes(nattrs);
+	total = mbf_header_bytes(nattrs);
 	for (int i = 0; i <= nattrs; i++)
 	{
-		if (!bloom_shape_check(&shapes[i], inner))
+		if (!bf_shape_check(&shapes[i], inner))
 		{
 			part_error(errbuf, i, nattrs, inner);
 			return false;
 		}
 		/* each part is below 1 GB and there are at most 33: no overflow */
-		total += bloom_shape_bytes(&shapes[i]);
+		total += bf_shape_bytes(&shapes[i]);
 	}
 	if (total > BLOOM_MAX_ALLOC_BYTES)
 	{
@@ -150,9 +150,9 @@ multibloom_struct_bytes(int nattrs, const BloomShape *shapes, uint64_t *bytes, c
 }
 
 void
-multibloom_init(MultiBloom *mb, int nattrs, const BloomShape *shapes)
+mbf_init(MultiBloom *mb, int nattrs, const BloomShape *shapes)
 {
-	uint64_t	off = multibloom_header_bytes(nattrs);
+	uint64_t	off = mbf_header_bytes(nattrs);
 
 	mb->version = MULTIBLOOM_FORMAT_VERSION;
 	mb->nattrs = (uint8_t) nattrs;
@@ -163,13 +163,13 @@ multibloom_init(MultiBloom *mb, int nattrs, const BloomShape *shapes)
 	for (int i = 0; i <= nattrs; i++)
 	{
 		mb->offsets[i] = off;
-		bloom_init(multibloom_part(mb, i), &shapes[i]);
-		off += bloom_shape_bytes(&shapes[i]);
+		bf_init(mbf_part(mb, i), &shapes[i]);
+		off += bf_shape_bytes(&shapes[i]);
 	}
 }
 
 void
-multibloom_describe(const MultiBloom *mb, char *buf, size_t len)
+mbf_describe(const MultiBloom *mb, char *buf, size_t len)
 {
 	size_t		used;
 
@@ -183,8 +183,8 @@ multibloom_describe(const MultiBloom *mb, char *buf, size_t len)
 		used = strlen(buf);
 		if (used + 1 >= len)
 			return;
-		bloom_get_shape(multibloom_part_c(mb, i), &s);
-		bloom_shape_describe(&s, shape, sizeof(shape));
+		bf_get_shape(mbf_part_c(mb, i), &s);
+		bf_shape_describe(&s, shape, sizeof(shape));
 		part_name(i, mb->nattrs, name, sizeof(name));
 		snprintf(buf + used, len - used, "; %s: %s", name, shape);
 	}
@@ -196,12 +196,12 @@ multibloom_describe(const MultiBloom *mb, char *buf, size_t len)
 
 /*
  * A bijective 64-bit mix, taken from the bloom hash derivation so the two
- * stay one scheme: h1 of bloom_hash_derive is a full-avalanche bijection.
+ * stay one scheme: h1 of bf_hash_derive is a full-avalanche bijection.
  */
 static inline uint64_t
 chain_mix(uint64_t x)
 {
-	return bloom_hash_derive(x).h1;
+	return bf_hash_derive(x).h1;
 }
 
 /*
@@ -212,7 +212,7 @@ chain_mix(uint64_t x)
  * confused with its own prefix.
  */
 uint64_t
-multibloom_row_hash(const uint64_t *attr_hashes, int nattrs)
+mbf_row_hash(const uint64_t *attr_hashes, int nattrs)
 {
 	uint64_t	c = chain_mix(MULTIBLOOM_VERIFY_SEED + (uint64_t) nattrs);
 
@@ -222,7 +222,7 @@ multibloom_row_hash(const uint64_t *attr_hashes, int nattrs)
 }
 
 bool
-multibloom_add_row(MultiBloom *mb, const uint64_t *attr_hashes, const bool *isnull)
+mbf_add_row(MultiBloom *mb, const uint64_t *attr_hashes, const bool *isnull)
 {
 	bool		changed = false;
 	bool		complete = true;
@@ -232,19 +232,19 @@ multibloom_add_row(MultiBloom *mb, const uint64_t *attr_hashes, const bool *isnu
 		if (isnull[i])
 			complete = false;
 		else
-			changed |= bloom_insert(multibloom_part(mb, i),
-									bloom_hash_derive(attr_hashes[i]));
+			changed |= bf_insert(mbf_part(mb, i),
+									bf_hash_derive(attr_hashes[i]));
 	}
 	if (complete)
-		changed |= bloom_insert(multibloom_part(mb, mb->nattrs),
-								bloom_hash_derive(multibloom_row_hash(attr_hashes, mb->nattrs)));
+		changed |= bf_insert(mbf_part(mb, mb->nattrs),
+								bf_hash_derive(mbf_row_hash(attr_hashes, mb->nattrs)));
 	if (mb->rows < UINT64_MAX)
 		mb->rows++;
 	return changed;
 }
 
 bool
-multibloom_query_row(const MultiBloom *mb, const uint64_t *attr_hashes, const bool *isnull)
+mbf_query_row(const MultiBloom *mb, const uint64_t *attr_hashes, const bool *isnull)
 {
 	bool		complete = true;
 	bool		any = false;
@@ -262,13 +262,13 @@ multibloom_query_row(const MultiBloom *mb, const uint64_t *attr_hashes, const bo
 	 * rejects every absent row, cross-combinations included, with one probe.
 	 */
 	if (complete &&
-		!bloom_query(multibloom_verify_part(mb),
-					 bloom_hash_derive(multibloom_row_hash(attr_hashes, mb->nattrs))))
+		!bf_query(mbf_verify_part(mb),
+					 bf_hash_derive(mbf_row_hash(attr_hashes, mb->nattrs))))
 		return false;
 	for (int i = 0; i < mb->nattrs; i++)
 	{
 		if (!isnull[i] &&
-			!bloom_query(multibloom_part_c(mb, i), bloom_hash_derive(attr_hashes[i])))
+			!bf_query(mbf_part_c(mb, i), bf_hash_derive(attr_hashes[i])))
 			return false;
 	}
 	return true;
@@ -279,7 +279,7 @@ multibloom_query_row(const MultiBloom *mb, const uint64_t *attr_hashes, const bo
  * --------------------------------------------------------------------- */
 
 bool
-multibloom_compatible(const MultiBloom *a, const MultiBloom *b, char *errbuf)
+mbf_compatible(const MultiBloom *a, const MultiBloom *b, char *errbuf)
 {
 	char		inner[BLOOM_ERRBUF_SIZE];
 
@@ -292,7 +292,7 @@ multibloom_compatible(const MultiBloom *a, const MultiBloom *b, char *errbuf)
 	}
 	for (int i = 0; i <= a->nattrs; i++)
 	{
-		if (!bloom_compatible(multibloom_part_c(a, i), multibloom_part_c(b, i), inner))
+		if (!bf_compatible(mbf_part_c(a, i), mbf_part_c(b, i), inner))
 		{
 			part_error(errbuf, i, a->nattrs, inner);
 			return false;
@@ -302,64 +302,64 @@ multibloom_compatible(const MultiBloom *a, const MultiBloom *b, char *errbuf)
 }
 
 bool
-multibloom_union_fits(const MultiBloom *dst, const MultiBloom *src)
+mbf_union_fits(const MultiBloom *dst, const MultiBloom *src)
 {
 	for (int i = 0; i <= dst->nattrs; i++)
-		if (multibloom_part_c(dst, i)->nbits > multibloom_part_c(src, i)->nbits)
+		if (mbf_part_c(dst, i)->nbits > mbf_part_c(src, i)->nbits)
 			return false;
 	return true;
 }
 
 void
-multibloom_union_shapes(const MultiBloom *a, const MultiBloom *b, BloomShape *shapes)
+mbf_union_shapes(const MultiBloom *a, const MultiBloom *b, BloomShape *shapes)
 {
 	for (int i = 0; i <= a->nattrs; i++)
 	{
-		const BloomFilter *pa = multibloom_part_c(a, i);
-		const BloomFilter *pb = multibloom_part_c(b, i);
+		const BloomFilter *pa = mbf_part_c(a, i);
+		const BloomFilter *pb = mbf_part_c(b, i);
 
-		bloom_get_shape(pa->nbits <= pb->nbits ? pa : pb, &shapes[i]);
+		bf_get_shape(pa->nbits <= pb->nbits ? pa : pb, &shapes[i]);
 	}
 }
 
 void
-multibloom_union_build(MultiBloom *result, const MultiBloom *a, const MultiBloom *b)
+mbf_union_build(MultiBloom *result, const MultiBloom *a, const MultiBloom *b)
 {
 	for (int i = 0; i <= a->nattrs; i++)
 	{
-		const BloomFilter *pa = multibloom_part_c(a, i);
-		const BloomFilter *pb = multibloom_part_c(b, i);
+		const BloomFilter *pa = mbf_part_c(a, i);
+		const BloomFilter *pb = mbf_part_c(b, i);
 		const BloomFilter *smaller = pa->nbits <= pb->nbits ? pa : pb;
 		const BloomFilter *larger = smaller == pa ? pb : pa;
-		BloomFilter *dst = multibloom_part(result, i);
+		BloomFilter *dst = mbf_part(result, i);
 		int32_t		host_len = dst->vl_len_;
 
 		/* a copy of the smaller part (its header and bits), then the other folded in */
 		memcpy(dst, smaller, part_struct_bytes(smaller));
 		dst->vl_len_ = host_len;
-		bloom_union_into(dst, larger);
+		bf_union_into(dst, larger);
 	}
 	result->rows = a->rows > UINT64_MAX - b->rows ? UINT64_MAX : a->rows + b->rows;
 	result->flags = a->flags & b->flags;
 }
 
 void
-multibloom_union_into(MultiBloom *dst, const MultiBloom *src)
+mbf_union_into(MultiBloom *dst, const MultiBloom *src)
 {
 	for (int i = 0; i <= dst->nattrs; i++)
-		bloom_union_into(multibloom_part(dst, i), multibloom_part_c(src, i));
+		bf_union_into(mbf_part(dst, i), mbf_part_c(src, i));
 	dst->rows = dst->rows > UINT64_MAX - src->rows ? UINT64_MAX : dst->rows + src->rows;
 	/* a union of differently built filters is no longer "sized to its data" */
 	dst->flags &= src->flags;
 }
 
 bool
-multibloom_equal(const MultiBloom *a, const MultiBloom *b)
+mbf_equal(const MultiBloom *a, const MultiBloom *b)
 {
 	if (a->nattrs != b->nattrs)
 		return false;
 	for (int i = 0; i <= a->nattrs; i++)
-		if (!bloom_equal(multibloom_part_c(a, i), multibloom_part_c(b, i)))
+		if (!bf_equal(mbf_part_c(a, i), mbf_part_c(b, i)))
 			return false;
 	return true;
 }
@@ -370,18 +370,18 @@ multibloom_equal(const MultiBloom *a, const MultiBloom *b)
  * --------------------------------------------------------------------- */
 
 uint64_t
-multibloom_wire_bytes(const MultiBloom *mb, uint64_t total_bytes)
+mbf_wire_bytes(const MultiBloom *mb, uint64_t total_bytes)
 {
 	uint64_t	bytes = wire_header_bytes(mb->nattrs);
 
 	(void) total_bytes;
 	for (int i = 0; i <= mb->nattrs; i++)
-		bytes += bloom_wire_bytes(multibloom_part_c(mb, i));
+		bytes += bf_wire_bytes(mbf_part_c(mb, i));
 	return bytes;
 }
 
 void
-multibloom_serialize(const MultiBloom *mb, uint64_t total_bytes, uint8_t *out)
+mbf_serialize(const MultiBloom *mb, uint64_t total_bytes, uint8_t *out)
 {
 	uint64_t	pos = wire_header_bytes(mb->nattrs);
 
@@ -394,11 +394,11 @@ multibloom_serialize(const MultiBloom *mb, uint64_t total_bytes, uint8_t *out)
 	put_le64(out + MW_RESERVED1, mb->reserved1);
 	for (int i = 0; i <= mb->nattrs; i++)
 	{
-		const BloomFilter *part = multibloom_part_c(mb, i);
-		uint64_t	len = bloom_wire_bytes(part);
+		const BloomFilter *part = mbf_part_c(mb, i);
+		uint64_t	len = bf_wire_bytes(part);
 
 		put_le64(out + MW_LENGTHS + 8 * i, len);
-		bloom_serialize(part, out + pos);
+		bf_serialize(part, out + pos);
 		pos += len;
 	}
 }
@@ -446,7 +446,7 @@ seed_check(uint64_t seed, int i, int nattrs, char *errbuf)
 }
 
 bool
-multibloom_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *errbuf)
+mbf_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *errbuf)
 {
 	uint64_t	pos;
 	uint64_t	total;
@@ -474,7 +474,7 @@ multibloom_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, ch
 		return false;
 	}
 
-	total = multibloom_header_bytes(nattrs);
+	total = mbf_header_bytes(nattrs);
 	for (int i = 0; i <= nattrs; i++)
 	{
 		uint64_t	part_len = get_le64(buf + MW_LENGTHS + 8 * i);
@@ -489,7 +489,7 @@ multibloom_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, ch
 					 (unsigned long long) ((uint64_t) len - pos));
 			return false;
 		}
-		if (!bloom_wire_check(buf + pos, (size_t) part_len, &part_struct, inner))
+		if (!bf_wire_check(buf + pos, (size_t) part_len, &part_struct, inner))
 		{
 			part_error(errbuf, i, nattrs, inner);
 			return false;
@@ -520,11 +520,11 @@ multibloom_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, ch
 }
 
 void
-multibloom_deserialize(const uint8_t *buf, size_t len, MultiBloom *mb)
+mbf_deserialize(const uint8_t *buf, size_t len, MultiBloom *mb)
 {
 	int			nattrs = buf[MW_NATTRS];
 	uint64_t	pos = wire_header_bytes(nattrs);
-	uint64_t	off = multibloom_header_bytes(nattrs);
+	uint64_t	off = mbf_header_bytes(nattrs);
 
 	(void) len;
 	mb->version = buf[MW_VERSION];
@@ -539,16 +539,16 @@ multibloom_deserialize(const uint8_t *buf, size_t len, MultiBloom *mb)
 		BloomFilter *part;
 
 		mb->offsets[i] = off;
-		part = multibloom_part(mb, i);
-		bloom_deserialize(buf + pos, (size_t) part_len, part);
+		part = mbf_part(mb, i);
+		bf_deserialize(buf + pos, (size_t) part_len, part);
 		pos += part_len;
-		/* the size multibloom_wire_check counted: matrix parts carry counters */
+		/* the size mbf_wire_check counted: matrix parts carry counters */
 		off += part_struct_bytes(part);
 	}
 }
 
 bool
-multibloom_struct_check(const MultiBloom *mb, uint64_t size, char *errbuf)
+mbf_struct_check(const MultiBloom *mb, uint64_t size, char *errbuf)
 {
 	uint64_t	expect;
 	int			nattrs;
@@ -566,7 +566,7 @@ multibloom_struct_check(const MultiBloom *mb, uint64_t size, char *errbuf)
 						 mb->reserved1, errbuf))
 		return false;
 	nattrs = mb->nattrs;
-	expect = multibloom_header_bytes(nattrs);
+	expect = mbf_header_bytes(nattrs);
 	if (size < expect)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
@@ -594,12 +594,12 @@ multibloom_struct_check(const MultiBloom *mb, uint64_t size, char *errbuf)
 					 name, (unsigned long long) end, (unsigned long long) size);
 			return false;
 		}
-		if (!bloom_struct_check(multibloom_part_c(mb, i), end - expect, inner))
+		if (!bf_struct_check(mbf_part_c(mb, i), end - expect, inner))
 		{
 			part_error(errbuf, i, nattrs, inner);
 			return false;
 		}
-		if (!seed_check(multibloom_part_c(mb, i)->seed, i, nattrs, errbuf))
+		if (!seed_check(mbf_part_c(mb, i)->seed, i, nattrs, errbuf))
 			return false;
 		expect = end;
 	}

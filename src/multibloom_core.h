@@ -41,7 +41,7 @@
  * and starts its row-hash chain from it.
  */
 #define MULTIBLOOM_VERIFY_SEED		0
-#define multibloom_attr_seed(attno)	((uint64_t) (attno))
+#define mbf_attr_seed(attno)	((uint64_t) (attno))
 
 /* Binary format: fixed header bytes before the part lengths. */
 #define MULTIBLOOM_WIRE_FIXED_BYTES	20
@@ -60,33 +60,33 @@ typedef struct MultiBloom
 
 /* Bytes of the header including the offsets, for nattrs attributes. */
 static inline uint64_t
-multibloom_header_bytes(int nattrs)
+mbf_header_bytes(int nattrs)
 {
 	return (uint64_t) offsetof(MultiBloom, offsets) + 8 * (uint64_t) (nattrs + 1);
 }
 
 /* Part i (0-based): attributes 0..nattrs-1, then the verification filter. */
 static inline BloomFilter *
-multibloom_part(MultiBloom *mb, int i)
+mbf_part(MultiBloom *mb, int i)
 {
 	return (BloomFilter *) ((char *) mb + mb->offsets[i]);
 }
 
 static inline const BloomFilter *
-multibloom_part_c(const MultiBloom *mb, int i)
+mbf_part_c(const MultiBloom *mb, int i)
 {
 	return (const BloomFilter *) ((const char *) mb + mb->offsets[i]);
 }
 
 static inline const BloomFilter *
-multibloom_verify_part(const MultiBloom *mb)
+mbf_verify_part(const MultiBloom *mb)
 {
-	return multibloom_part_c(mb, mb->nattrs);
+	return mbf_part_c(mb, mb->nattrs);
 }
 
 /* Bytes of part i, from the offsets. */
 static inline uint64_t
-multibloom_part_bytes(const MultiBloom *mb, uint64_t total_bytes, int i)
+mbf_part_bytes(const MultiBloom *mb, uint64_t total_bytes, int i)
 {
 	uint64_t	end = (i == mb->nattrs) ? total_bytes : mb->offsets[i + 1];
 
@@ -101,7 +101,7 @@ multibloom_part_bytes(const MultiBloom *mb, uint64_t total_bytes, int i)
  * verification filter for row_capacity distinct rows, each at fpp, with the
  * multibloom seeds.  Returns false with a message when out of range.
  */
-extern bool multibloom_shapes_for(int nattrs, const double *attr_capacity,
+extern bool mbf_shapes_for(int nattrs, const double *attr_capacity,
 								  double row_capacity, double fpp,
 								  BloomShape *shapes, char *errbuf);
 
@@ -110,17 +110,17 @@ extern bool multibloom_shapes_for(int nattrs, const double *attr_capacity,
  * if nattrs is out of range, a shape is invalid or the total exceeds the
  * 1 GB limit.  Nothing overflows.
  */
-extern bool multibloom_struct_bytes(int nattrs, const BloomShape *shapes,
+extern bool mbf_struct_bytes(int nattrs, const BloomShape *shapes,
 									uint64_t *bytes, char *errbuf);
 
 /*
- * Writes the header and empty parts into mb (multibloom_struct_bytes bytes,
+ * Writes the header and empty parts into mb (mbf_struct_bytes bytes,
  * zeroed).  The parts' length words are left to the host.
  */
-extern void multibloom_init(MultiBloom *mb, int nattrs, const BloomShape *shapes);
+extern void mbf_init(MultiBloom *mb, int nattrs, const BloomShape *shapes);
 
 /* Describes nattrs and every part's shape, e.g. for error messages. */
-extern void multibloom_describe(const MultiBloom *mb, char *buf, size_t len);
+extern void mbf_describe(const MultiBloom *mb, char *buf, size_t len);
 
 /* ---- hashing, insertion and lookup ---- */
 
@@ -129,14 +129,14 @@ extern void multibloom_describe(const MultiBloom *mb, char *buf, size_t len);
  * attributes' 64-bit hashes (each H(value_i, seed i)), so (a, b) and (b, a)
  * are different rows.
  */
-extern uint64_t multibloom_row_hash(const uint64_t *attr_hashes, int nattrs);
+extern uint64_t mbf_row_hash(const uint64_t *attr_hashes, int nattrs);
 
 /*
  * Adds a row: each non-null attribute to its filter; the row to the
  * verification filter only when no attribute is null (a row with a null
  * cannot equal a fully given probe).  Returns true if any bit changed.
  */
-extern bool multibloom_add_row(MultiBloom *mb, const uint64_t *attr_hashes,
+extern bool mbf_add_row(MultiBloom *mb, const uint64_t *attr_hashes,
 							   const bool *isnull);
 
 /*
@@ -144,60 +144,60 @@ extern bool multibloom_add_row(MultiBloom *mb, const uint64_t *attr_hashes,
  * attribute is null, the row in the verification filter.  All attributes
  * null: true if any row was ever added.
  */
-extern bool multibloom_query_row(const MultiBloom *mb, const uint64_t *attr_hashes,
+extern bool mbf_query_row(const MultiBloom *mb, const uint64_t *attr_hashes,
 								 const bool *isnull);
 
 /* ---- set operations ---- */
 
 /* True if a and b can be united; else false, errbuf naming both shapes. */
-extern bool multibloom_compatible(const MultiBloom *a, const MultiBloom *b, char *errbuf);
+extern bool mbf_compatible(const MultiBloom *a, const MultiBloom *b, char *errbuf);
 
 /*
- * dst |= src in place, for compatible shapes where multibloom_union_fits:
+ * dst |= src in place, for compatible shapes where mbf_union_fits:
  * no part of dst has more bits than src's (a larger auto-sized part of src
  * is folded onto dst's size).
  */
-extern bool multibloom_union_fits(const MultiBloom *dst, const MultiBloom *src);
-extern void multibloom_union_into(MultiBloom *dst, const MultiBloom *src);
+extern bool mbf_union_fits(const MultiBloom *dst, const MultiBloom *src);
+extern void mbf_union_into(MultiBloom *dst, const MultiBloom *src);
 
 /*
  * Union into a new value, for any compatible a and b: auto-sized parts of
  * different sizes fold onto the smaller, part by part (the smaller part may
  * be a's for one attribute and b's for another).  shapes (nattrs + 1) get
- * the result's part shapes; result, zeroed and multibloom_init'ed with them,
+ * the result's part shapes; result, zeroed and mbf_init'ed with them,
  * receives a | b.
  */
-extern void multibloom_union_shapes(const MultiBloom *a, const MultiBloom *b,
+extern void mbf_union_shapes(const MultiBloom *a, const MultiBloom *b,
 									BloomShape *shapes);
-extern void multibloom_union_build(MultiBloom *result, const MultiBloom *a,
+extern void mbf_union_build(MultiBloom *result, const MultiBloom *a,
 								   const MultiBloom *b);
 
 /* Same nattrs, and every part has the same shape and bits. */
-extern bool multibloom_equal(const MultiBloom *a, const MultiBloom *b);
+extern bool mbf_equal(const MultiBloom *a, const MultiBloom *b);
 
 /* ---- binary format and checks ---- */
 
 /* Bytes of the serialized form of a checked value of total_bytes bytes. */
-extern uint64_t multibloom_wire_bytes(const MultiBloom *mb, uint64_t total_bytes);
+extern uint64_t mbf_wire_bytes(const MultiBloom *mb, uint64_t total_bytes);
 
-/* Writes the serialized form (multibloom_wire_bytes bytes) to out. */
-extern void multibloom_serialize(const MultiBloom *mb, uint64_t total_bytes, uint8_t *out);
+/* Writes the serialized form (mbf_wire_bytes bytes) to out. */
+extern void mbf_serialize(const MultiBloom *mb, uint64_t total_bytes, uint8_t *out);
 
 /*
  * Validates a serialized multibloom of len bytes: its header, every part
  * length against the payload, and every embedded bloom header.  On success
  * sets *struct_bytes to the in-memory size; nothing is allocated.
  */
-extern bool multibloom_wire_check(const uint8_t *buf, size_t len,
+extern bool mbf_wire_check(const uint8_t *buf, size_t len,
 								  uint64_t *struct_bytes, char *errbuf);
 
-/* Fills mb (struct_bytes bytes) from a buffer multibloom_wire_check passed. */
-extern void multibloom_deserialize(const uint8_t *buf, size_t len, MultiBloom *mb);
+/* Fills mb (struct_bytes bytes) from a buffer mbf_wire_check passed. */
+extern void mbf_deserialize(const uint8_t *buf, size_t len, MultiBloom *mb);
 
 /*
  * Checks an in-memory value of size bytes: header, offsets, and every part's
  * header against its size.  Run on every multibloom argument.
  */
-extern bool multibloom_struct_check(const MultiBloom *mb, uint64_t size, char *errbuf);
+extern bool mbf_struct_check(const MultiBloom *mb, uint64_t size, char *errbuf);
 
 #endif							/* MULTIBLOOM_CORE_H */

@@ -4,14 +4,14 @@
  *	  hostile client can reach before PostgreSQL sees a valid filter.
  *
  *	  The first input byte picks the entry point; the rest is its input:
- *	    0  text form: base64_decode, bloom_wire_check, bloom_deserialize
- *	    1  binary form (recv, bytea cast): bloom_wire_check, bloom_deserialize
+ *	    0  text form: bf_base64_decode, bf_wire_check, bf_deserialize
+ *	    1  binary form (recv, bytea cast): bf_wire_check, bf_deserialize
  *	    2  two binary filters (2-byte little-endian length of the first, then
- *	       both): bloom_compatible, then bloom_union_into / bloom_intersect_into
+ *	       both): bf_compatible, then bf_union_into / bf_intersect_into
  *	       into a copy of the smaller (auto-sized filters of different sizes
- *	       fold), checked against bloom_fold
+ *	       fold), checked against bf_fold
  *	    3  an in-memory value (as a forged or damaged datum would arrive):
- *	       bloom_struct_check, and if it passes, every reader
+ *	       bf_struct_check, and if it passes, every reader
  *	  Every layout (classic, blocked, matrix) goes through the same paths.
  *	  Every filter that parses is then exercised: insert, query, statistics,
  *	  equality, and serialization, which must give back the input bytes.
@@ -38,8 +38,8 @@ filter_bytes(const BloomFilter *f)
 {
 	BloomShape	shape;
 
-	bloom_get_shape(f, &shape);
-	return bloom_shape_bytes(&shape);
+	bf_get_shape(f, &shape);
+	return bf_shape_bytes(&shape);
 }
 
 /* Parses a binary filter the way bloom_from_wire does; NULL if rejected. */
@@ -51,7 +51,7 @@ parse_wire(const uint8_t *buf, size_t len)
 	BloomFilter *f;
 
 	errbuf[0] = '\0';
-	if (!bloom_wire_check(buf, len, &bytes, errbuf))
+	if (!bf_wire_check(buf, len, &bytes, errbuf))
 	{
 		/* a rejection always says why, within the buffer */
 		REQUIRE(errbuf[0] != '\0');
@@ -65,11 +65,11 @@ parse_wire(const uint8_t *buf, size_t len)
 	REQUIRE(f != NULL);
 	memset(f, 0xa5, bytes);		/* garbage, as palloc would leave */
 	f->vl_len_ = (int32_t) bytes;
-	bloom_deserialize(buf, len, f);
+	bf_deserialize(buf, len, f);
 	REQUIRE(filter_bytes(f) == bytes);
-	REQUIRE(bloom_wire_bytes(f) == len);
+	REQUIRE(bf_wire_bytes(f) == len);
 	/* what the reader accepted, the in-memory guard accepts */
-	REQUIRE(bloom_struct_check(f, bytes, errbuf));
+	REQUIRE(bf_struct_check(f, bytes, errbuf));
 	return f;
 }
 
@@ -81,7 +81,7 @@ hash_from(const uint8_t *data, size_t len, unsigned i)
 
 	for (size_t j = 0; j < len && j < 8; j++)
 		v ^= (uint64_t) data[(i * 7 + j) % len] << (8 * j);
-	return bloom_hash_derive(v);
+	return bf_hash_derive(v);
 }
 
 /* Everything a query may do with a valid filter; f must be writable. */
@@ -89,27 +89,27 @@ static void
 exercise(BloomFilter *f, const uint8_t *data, size_t len)
 {
 	uint64_t	bytes = filter_bytes(f);
-	uint64_t	wire = bloom_wire_bytes(f);
+	uint64_t	wire = bf_wire_bytes(f);
 	uint8_t    *out = malloc(wire);
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 	BloomFilter *copy;
 	uint64_t	before;
 
 	REQUIRE(out != NULL);
-	bloom_serialize(f, out);
+	bf_serialize(f, out);
 	/* a parsed filter serializes back to a filter the reader accepts */
 	{
 		uint64_t	sb;
 
-		REQUIRE(bloom_wire_check(out, wire, &sb, errbuf));
+		REQUIRE(bf_wire_check(out, wire, &sb, errbuf));
 		REQUIRE(sb == bytes);
 	}
 
-	(void) bloom_estimate_count(f);
-	(void) bloom_estimate_fpp(f);
-	before = bloom_bits_set(f);
+	(void) bf_estimate_count(f);
+	(void) bf_estimate_fpp(f);
+	before = bf_bits_set(f);
 	REQUIRE(before <= f->nbits);
-	REQUIRE(bloom_equal(f, f));
+	REQUIRE(bf_equal(f, f));
 
 	copy = malloc(bytes);
 	REQUIRE(copy != NULL);
@@ -118,19 +118,19 @@ exercise(BloomFilter *f, const uint8_t *data, size_t len)
 	{
 		BloomHash	h = hash_from(data, len, i);
 
-		bloom_insert(copy, h);
+		bf_insert(copy, h);
 		/* no false negatives, whatever the filter held before */
-		REQUIRE(bloom_query(copy, h));
-		(void) bloom_query(f, h);
+		REQUIRE(bf_query(copy, h));
+		(void) bf_query(f, h);
 	}
 	/* inserting only sets bits, and keeps the tail bits clear */
-	REQUIRE(bloom_bits_set(copy) >= before);
-	REQUIRE(bloom_struct_check(copy, bytes, errbuf));
-	bloom_serialize(copy, out);
+	REQUIRE(bf_bits_set(copy) >= before);
+	REQUIRE(bf_struct_check(copy, bytes, errbuf));
+	bf_serialize(copy, out);
 	{
 		uint64_t	sb;
 
-		REQUIRE(bloom_wire_check(out, wire, &sb, errbuf));
+		REQUIRE(bf_wire_check(out, wire, &sb, errbuf));
 	}
 	free(copy);
 	free(out);
@@ -141,21 +141,21 @@ static void
 fuzz_text(const uint8_t *data, size_t len)
 {
 	char		errbuf[BLOOM_ERRBUF_SIZE];
-	uint8_t    *bytes = malloc(base64_decoded_max(len) + 1);
+	uint8_t    *bytes = malloc(bf_base64_decoded_max(len) + 1);
 	size_t		nbytes = 0;
 	BloomFilter *f;
 
 	REQUIRE(bytes != NULL);
-	if (base64_decode((const char *) data, len, bytes, &nbytes, errbuf))
+	if (bf_base64_decode((const char *) data, len, bytes, &nbytes, errbuf))
 	{
-		REQUIRE(nbytes <= base64_decoded_max(len));
+		REQUIRE(nbytes <= bf_base64_decoded_max(len));
 		/* canonical base64: encoding gives back the same text */
 		{
-			char	   *text = malloc(base64_encoded_len(nbytes) + 1);
+			char	   *text = malloc(bf_base64_encoded_len(nbytes) + 1);
 
 			REQUIRE(text != NULL);
-			base64_encode(bytes, nbytes, text);
-			REQUIRE(base64_encoded_len(nbytes) == len);
+			bf_base64_encode(bytes, nbytes, text);
+			REQUIRE(bf_base64_encoded_len(nbytes) == len);
 			REQUIRE(memcmp(text, data, len) == 0);
 			free(text);
 		}
@@ -177,11 +177,11 @@ fuzz_binary(const uint8_t *data, size_t len)
 
 	if (f)
 	{
-		uint8_t    *out = malloc(bloom_wire_bytes(f));
+		uint8_t    *out = malloc(bf_wire_bytes(f));
 
 		REQUIRE(out != NULL);
-		REQUIRE(bloom_wire_bytes(f) == len);
-		bloom_serialize(f, out);
+		REQUIRE(bf_wire_bytes(f) == len);
+		bf_serialize(f, out);
 		REQUIRE(memcmp(out, data, len) == 0);
 		free(out);
 		exercise(f, data, len);
@@ -189,7 +189,7 @@ fuzz_binary(const uint8_t *data, size_t len)
 	}
 }
 
-/* A zero-bit copy of f's header, of f's size: bloom_fold's destination. */
+/* A zero-bit copy of f's header, of f's size: bf_fold's destination. */
 static BloomFilter *
 empty_like(const BloomFilter *f)
 {
@@ -221,8 +221,8 @@ fuzz_setops(const uint8_t *data, size_t len)
 	b = parse_wire(data + alen, len - alen);
 	if (a && b)
 	{
-		REQUIRE(bloom_compatible(a, b, errbuf) == bloom_compatible(b, a, errbuf));
-		if (bloom_compatible(a, b, errbuf))
+		REQUIRE(bf_compatible(a, b, errbuf) == bf_compatible(b, a, errbuf));
+		if (bf_compatible(a, b, errbuf))
 		{
 			/* as bloom_union does: a copy of the smaller, the larger folded in */
 			const BloomFilter *small = a->nbits <= b->nbits ? a : b;
@@ -231,7 +231,7 @@ fuzz_setops(const uint8_t *data, size_t len)
 			BloomFilter *u = malloc(bytes),
 					   *n = malloc(bytes),
 					   *folded = empty_like(small);
-			uint64_t	n_s = bloom_bits_set(small),
+			uint64_t	n_s = bf_bits_set(small),
 						n_l;
 
 			REQUIRE(u && n);
@@ -239,24 +239,24 @@ fuzz_setops(const uint8_t *data, size_t len)
 				memcpy(folded, large, bytes);
 			else
 			{
-				REQUIRE(bloom_foldable(small, large));
+				REQUIRE(bf_foldable(small, large));
 				REQUIRE(large->nbits % small->nbits == 0);
-				bloom_fold(large, folded);
-				REQUIRE(bloom_struct_check(folded, bytes, errbuf));
+				bf_fold(large, folded);
+				REQUIRE(bf_struct_check(folded, bytes, errbuf));
 			}
-			n_l = bloom_bits_set(folded);
+			n_l = bf_bits_set(folded);
 			memcpy(u, small, bytes);
 			memcpy(n, small, bytes);
-			bloom_union_into(u, large);
-			bloom_intersect_into(n, large);
-			REQUIRE(bloom_struct_check(u, bytes, errbuf));
-			REQUIRE(bloom_struct_check(n, bytes, errbuf));
+			bf_union_into(u, large);
+			bf_intersect_into(n, large);
+			REQUIRE(bf_struct_check(u, bytes, errbuf));
+			REQUIRE(bf_struct_check(n, bytes, errbuf));
 			/* |s|l| >= max, |s&l| <= min, |s|l| + |s&l| = |s| + |l| */
-			REQUIRE(bloom_bits_set(u) >= (n_s > n_l ? n_s : n_l));
-			REQUIRE(bloom_bits_set(n) <= (n_s < n_l ? n_s : n_l));
-			REQUIRE(bloom_bits_set(u) + bloom_bits_set(n) == n_s + n_l);
+			REQUIRE(bf_bits_set(u) >= (n_s > n_l ? n_s : n_l));
+			REQUIRE(bf_bits_set(n) <= (n_s < n_l ? n_s : n_l));
+			REQUIRE(bf_bits_set(u) + bf_bits_set(n) == n_s + n_l);
 			/* no false negatives: every value either held is in the union */
-			for (uint64_t w = 0; w < bloom_nwords(small); w++)
+			for (uint64_t w = 0; w < bf_nwords(small); w++)
 			{
 				REQUIRE((u->words[w] & small->words[w]) == small->words[w]);
 				REQUIRE((u->words[w] & folded->words[w]) == folded->words[w]);
@@ -269,7 +269,7 @@ fuzz_setops(const uint8_t *data, size_t len)
 			free(folded);
 		}
 		else
-			REQUIRE(!bloom_equal(a, b));
+			REQUIRE(!bf_equal(a, b));
 	}
 	free(a);
 	free(b);
@@ -290,19 +290,19 @@ fuzz_struct(const uint8_t *data, size_t len)
 	REQUIRE(f != NULL);
 	memcpy((uint8_t *) f + 4, data, len);
 	f->vl_len_ = (int32_t) size;
-	if (bloom_struct_check(f, size, errbuf))
+	if (bf_struct_check(f, size, errbuf))
 	{
 		/* the guard skips the tail-bit check; readers must still be safe */
 		REQUIRE(size == filter_bytes(f));
-		(void) bloom_bits_set(f);
-		(void) bloom_estimate_count(f);
-		(void) bloom_estimate_fpp(f);
+		(void) bf_bits_set(f);
+		(void) bf_estimate_count(f);
+		(void) bf_estimate_fpp(f);
 		for (unsigned i = 0; i < 4; i++)
 		{
 			BloomHash	h = hash_from(data, len, i);
 
-			bloom_insert(f, h);
-			REQUIRE(bloom_query(f, h));
+			bf_insert(f, h);
+			REQUIRE(bf_query(f, h));
 		}
 	}
 	free(f);

@@ -5,13 +5,13 @@
  *	  filters, as a hostile client or a damaged datum reaches them.
  *
  *	  The first input byte picks the entry point; the rest is its input:
- *	    0  text form: base64_decode, multibloom_wire_check, deserialize
- *	    1  binary form (recv, bytea cast): multibloom_wire_check, deserialize
+ *	    0  text form: bf_base64_decode, mbf_wire_check, deserialize
+ *	    1  binary form (recv, bytea cast): mbf_wire_check, deserialize
  *	    2  two binary filters (2-byte little-endian length of the first, then
- *	       both): multibloom_compatible, then union in place when it fits
+ *	       both): mbf_compatible, then union in place when it fits
  *	       and into a new value of the smaller parts always, as the SQL
  *	       functions and the union aggregate do
- *	    3  an in-memory value: multibloom_struct_check, and if it passes,
+ *	    3  an in-memory value: mbf_struct_check, and if it passes,
  *	       add and probe rows
  *	  Every value that parses is exercised: rows added are found, the
  *	  in-memory guard accepts it, and serialization gives back the input.
@@ -36,7 +36,7 @@ static void
 set_part_lengths(MultiBloom *mb, uint64_t total)
 {
 	for (int i = 0; i <= mb->nattrs; i++)
-		multibloom_part(mb, i)->vl_len_ = (int32_t) multibloom_part_bytes(mb, total, i);
+		mbf_part(mb, i)->vl_len_ = (int32_t) mbf_part_bytes(mb, total, i);
 }
 
 /* Parses a binary multibloom the way multibloom_from_wire does; NULL if rejected. */
@@ -48,7 +48,7 @@ parse_wire(const uint8_t *buf, size_t len, uint64_t *total)
 	MultiBloom *mb;
 
 	errbuf[0] = '\0';
-	if (!multibloom_wire_check(buf, len, &bytes, errbuf))
+	if (!mbf_wire_check(buf, len, &bytes, errbuf))
 	{
 		REQUIRE(errbuf[0] != '\0');
 		REQUIRE(memchr(errbuf, '\0', BLOOM_ERRBUF_SIZE) != NULL);
@@ -59,15 +59,15 @@ parse_wire(const uint8_t *buf, size_t len, uint64_t *total)
 	REQUIRE(mb != NULL);
 	memset(mb, 0xa5, bytes);	/* garbage, as palloc would leave */
 	mb->vl_len_ = (int32_t) bytes;
-	multibloom_deserialize(buf, len, mb);
+	mbf_deserialize(buf, len, mb);
 	set_part_lengths(mb, bytes);
 	/* what the reader accepted, the guard run on every argument accepts */
-	if (!multibloom_struct_check(mb, bytes, errbuf))
+	if (!mbf_struct_check(mb, bytes, errbuf))
 	{
 		fprintf(stderr, "accepted on input, rejected in memory: %s\n", errbuf);
 		abort();
 	}
-	REQUIRE(multibloom_wire_bytes(mb, bytes) == len);
+	REQUIRE(mbf_wire_bytes(mb, bytes) == len);
 	*total = bytes;
 	return mb;
 }
@@ -96,24 +96,24 @@ exercise(MultiBloom *mb, uint64_t total, const uint8_t *data, size_t len)
 	char		desc[1024];
 	uint64_t	hashes[MULTIBLOOM_MAX_ATTRS];
 	bool		isnull[MULTIBLOOM_MAX_ATTRS];
-	uint64_t	wire = multibloom_wire_bytes(mb, total);
+	uint64_t	wire = mbf_wire_bytes(mb, total);
 	uint8_t    *out = malloc(wire);
 	uint64_t	sb;
 
 	REQUIRE(out != NULL);
-	multibloom_describe(mb, desc, sizeof(desc));
-	REQUIRE(multibloom_equal(mb, mb));
+	mbf_describe(mb, desc, sizeof(desc));
+	REQUIRE(mbf_equal(mb, mb));
 	for (unsigned r = 0; r < 4; r++)
 	{
 		row_from(data, len, r, mb->nattrs, hashes, isnull);
-		(void) multibloom_query_row(mb, hashes, isnull);
-		multibloom_add_row(mb, hashes, isnull);
+		(void) mbf_query_row(mb, hashes, isnull);
+		mbf_add_row(mb, hashes, isnull);
 		/* no false negatives, whatever the value held before */
-		REQUIRE(multibloom_query_row(mb, hashes, isnull));
+		REQUIRE(mbf_query_row(mb, hashes, isnull));
 	}
-	REQUIRE(multibloom_struct_check(mb, total, errbuf));
-	multibloom_serialize(mb, total, out);
-	REQUIRE(multibloom_wire_check(out, wire, &sb, errbuf));
+	REQUIRE(mbf_struct_check(mb, total, errbuf));
+	mbf_serialize(mb, total, out);
+	REQUIRE(mbf_wire_check(out, wire, &sb, errbuf));
 	REQUIRE(sb == total);
 	free(out);
 }
@@ -130,7 +130,7 @@ fuzz_binary(const uint8_t *data, size_t len)
 		uint8_t    *out = malloc(len ? len : 1);
 
 		REQUIRE(out != NULL);
-		multibloom_serialize(mb, total, out);
+		mbf_serialize(mb, total, out);
 		REQUIRE(memcmp(out, data, len) == 0);
 		free(out);
 		exercise(mb, total, data, len);
@@ -143,14 +143,14 @@ static void
 fuzz_text(const uint8_t *data, size_t len)
 {
 	char		errbuf[BLOOM_ERRBUF_SIZE];
-	uint8_t    *bytes = malloc(base64_decoded_max(len) + 1);
+	uint8_t    *bytes = malloc(bf_base64_decoded_max(len) + 1);
 	size_t		nbytes = 0;
 
 	REQUIRE(bytes != NULL);
-	if (base64_decode((const char *) data, len, bytes, &nbytes, errbuf))
+	if (bf_base64_decode((const char *) data, len, bytes, &nbytes, errbuf))
 	{
-		REQUIRE(nbytes <= base64_decoded_max(len));
-		REQUIRE(base64_encoded_len(nbytes) == len);
+		REQUIRE(nbytes <= bf_base64_decoded_max(len));
+		REQUIRE(bf_base64_encoded_len(nbytes) == len);
 		fuzz_binary(bytes, nbytes);
 	}
 	free(bytes);
@@ -162,17 +162,17 @@ check_union(const MultiBloom *r, const MultiBloom *a, const MultiBloom *b)
 {
 	for (int i = 0; i <= r->nattrs; i++)
 	{
-		const BloomFilter *pr = multibloom_part_c(r, i);
-		const BloomFilter *pa = multibloom_part_c(a, i);
-		const BloomFilter *pb = multibloom_part_c(b, i);
-		uint64_t	nb = bloom_bits_set(pr);
+		const BloomFilter *pr = mbf_part_c(r, i);
+		const BloomFilter *pa = mbf_part_c(a, i);
+		const BloomFilter *pb = mbf_part_c(b, i);
+		uint64_t	nb = bf_bits_set(pr);
 
 		REQUIRE(pr->nbits == (pa->nbits < pb->nbits ? pa->nbits : pb->nbits));
 		if (pa->nbits == pr->nbits)
-			for (uint64_t w = 0; w < bloom_nwords(pr); w++)
+			for (uint64_t w = 0; w < bf_nwords(pr); w++)
 				REQUIRE((pr->words[w] & pa->words[w]) == pa->words[w]);
 		if (pb->nbits == pr->nbits)
-			for (uint64_t w = 0; w < bloom_nwords(pr); w++)
+			for (uint64_t w = 0; w < bf_nwords(pr); w++)
 				REQUIRE((pr->words[w] & pb->words[w]) == pb->words[w]);
 		REQUIRE(nb <= pr->nbits);
 	}
@@ -200,8 +200,8 @@ fuzz_union(const uint8_t *data, size_t len)
 	b = parse_wire(data + alen, len - alen, &tb);
 	if (a && b)
 	{
-		REQUIRE(multibloom_compatible(a, b, errbuf) == multibloom_compatible(b, a, errbuf));
-		if (multibloom_compatible(a, b, errbuf))
+		REQUIRE(mbf_compatible(a, b, errbuf) == mbf_compatible(b, a, errbuf));
+		if (mbf_compatible(a, b, errbuf))
 		{
 			BloomShape	shapes[MULTIBLOOM_MAX_ATTRS + 1];
 			uint64_t	bytes;
@@ -209,32 +209,32 @@ fuzz_union(const uint8_t *data, size_t len)
 					   *v;
 
 			/* into a new value: the SQL function */
-			multibloom_union_shapes(a, b, shapes);
-			REQUIRE(multibloom_struct_bytes(a->nattrs, shapes, &bytes, errbuf));
+			mbf_union_shapes(a, b, shapes);
+			REQUIRE(mbf_struct_bytes(a->nattrs, shapes, &bytes, errbuf));
 			REQUIRE(bytes <= ta && bytes <= tb);
 			u = calloc(1, bytes);
 			v = calloc(1, bytes);
 			REQUIRE(u && v);
-			multibloom_init(u, a->nattrs, shapes);
-			multibloom_init(v, a->nattrs, shapes);
-			multibloom_union_build(u, a, b);
-			multibloom_union_build(v, b, a);
+			mbf_init(u, a->nattrs, shapes);
+			mbf_init(v, a->nattrs, shapes);
+			mbf_union_build(u, a, b);
+			mbf_union_build(v, b, a);
 			set_part_lengths(u, bytes);
 			set_part_lengths(v, bytes);
-			REQUIRE(multibloom_struct_check(u, bytes, errbuf));
-			REQUIRE(multibloom_equal(u, v));
+			REQUIRE(mbf_struct_check(u, bytes, errbuf));
+			REQUIRE(mbf_equal(u, v));
 			check_union(u, a, b);
 
 			/* in place, when it fits: the union aggregate's state */
-			if (multibloom_union_fits(a, b))
+			if (mbf_union_fits(a, b))
 			{
 				MultiBloom *w = malloc(ta);
 
 				REQUIRE(w != NULL);
 				memcpy(w, a, ta);
-				multibloom_union_into(w, b);
-				REQUIRE(multibloom_struct_check(w, ta, errbuf));
-				REQUIRE(ta == bytes && multibloom_equal(w, u));
+				mbf_union_into(w, b);
+				REQUIRE(mbf_struct_check(w, ta, errbuf));
+				REQUIRE(ta == bytes && mbf_equal(w, u));
 				free(w);
 			}
 			exercise(u, bytes, data, len);
@@ -242,7 +242,7 @@ fuzz_union(const uint8_t *data, size_t len)
 			free(v);
 		}
 		else
-			REQUIRE(!multibloom_equal(a, b));
+			REQUIRE(!mbf_equal(a, b));
 	}
 	free(a);
 	free(b);
@@ -264,19 +264,19 @@ fuzz_struct(const uint8_t *data, size_t len)
 	REQUIRE(mb != NULL);
 	memcpy((uint8_t *) mb + 4, data, len);
 	mb->vl_len_ = (int32_t) size;
-	if (multibloom_struct_check(mb, size, errbuf))
+	if (mbf_struct_check(mb, size, errbuf))
 	{
 		uint64_t	hashes[MULTIBLOOM_MAX_ATTRS];
 		bool		isnull[MULTIBLOOM_MAX_ATTRS];
 		char		desc[1024];
 
-		multibloom_describe(mb, desc, sizeof(desc));
-		(void) multibloom_wire_bytes(mb, size);
+		mbf_describe(mb, desc, sizeof(desc));
+		(void) mbf_wire_bytes(mb, size);
 		for (unsigned r = 0; r < 4; r++)
 		{
 			row_from(data, len, r, mb->nattrs, hashes, isnull);
-			multibloom_add_row(mb, hashes, isnull);
-			REQUIRE(multibloom_query_row(mb, hashes, isnull));
+			mbf_add_row(mb, hashes, isnull);
+			REQUIRE(mbf_query_row(mb, hashes, isnull));
 		}
 	}
 	free(mb);

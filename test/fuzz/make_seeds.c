@@ -44,23 +44,23 @@ build(const BloomShape *s, unsigned n)
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 	BloomFilter *f;
 
-	if (!bloom_shape_check(s, errbuf))
+	if (!bf_shape_check(s, errbuf))
 		return NULL;
-	f = calloc(1, bloom_shape_bytes(s));
-	f->vl_len_ = (int32_t) bloom_shape_bytes(s);
-	bloom_init(f, s);
+	f = calloc(1, bf_shape_bytes(s));
+	f->vl_len_ = (int32_t) bf_shape_bytes(s);
+	bf_init(f, s);
 	for (unsigned i = 0; i < n; i++)
-		bloom_insert(f, bloom_hash_derive(UINT64_C(0x1234567) * (i + 1)));
+		bf_insert(f, bf_hash_derive(UINT64_C(0x1234567) * (i + 1)));
 	return f;
 }
 
 static uint8_t *
 wire_of(const BloomFilter *f, size_t *len)
 {
-	uint8_t    *w = malloc(bloom_wire_bytes(f));
+	uint8_t    *w = malloc(bf_wire_bytes(f));
 
-	bloom_serialize(f, w);
-	*len = bloom_wire_bytes(f);
+	bf_serialize(f, w);
+	*len = bf_wire_bytes(f);
 	return w;
 }
 
@@ -72,12 +72,12 @@ write_filter(const char *tag, const BloomFilter *f, const BloomFilter *other)
 	size_t		len,
 				olen;
 	uint8_t    *w = wire_of(f, &len);
-	char	   *text = malloc(base64_encoded_len(len) + 1);
+	char	   *text = malloc(bf_base64_encoded_len(len) + 1);
 	uint8_t    *pair;
 
-	base64_encode(w, len, text);
+	bf_base64_encode(w, len, text);
 	snprintf(name, sizeof(name), "text-%s", tag);
-	write_seed(name, 0, text, base64_encoded_len(len));
+	write_seed(name, 0, text, bf_base64_encoded_len(len));
 	snprintf(name, sizeof(name), "binary-%s", tag);
 	write_seed(name, 1, w, len);
 	snprintf(name, sizeof(name), "struct-%s", tag);
@@ -254,21 +254,21 @@ build_mb(int nattrs, const BloomShape *shapes, unsigned nrows, bool autosized,
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 	MultiBloom *mb;
 
-	if (!multibloom_struct_bytes(nattrs, shapes, total, errbuf))
+	if (!mbf_struct_bytes(nattrs, shapes, total, errbuf))
 	{
 		fprintf(stderr, "multibloom seed skipped: %s\n", errbuf);
 		return NULL;
 	}
 	mb = calloc(1, *total);
 	mb->vl_len_ = (int32_t) *total;
-	multibloom_init(mb, nattrs, shapes);
+	mbf_init(mb, nattrs, shapes);
 	for (int i = 0; i <= nattrs; i++)
-		multibloom_part(mb, i)->vl_len_ = (int32_t) multibloom_part_bytes(mb, *total, i);
+		mbf_part(mb, i)->vl_len_ = (int32_t) mbf_part_bytes(mb, *total, i);
 	if (autosized)
 	{
 		mb->flags |= MULTIBLOOM_FLAG_AUTOSIZED;
 		for (int i = 0; i <= nattrs; i++)
-			multibloom_part(mb, i)->flags |= BLOOM_FLAG_AUTOSIZED;
+			mbf_part(mb, i)->flags |= BLOOM_FLAG_AUTOSIZED;
 	}
 	for (unsigned r = 0; r < nrows; r++)
 	{
@@ -280,7 +280,7 @@ build_mb(int nattrs, const BloomShape *shapes, unsigned nrows, bool autosized,
 			h[i] = UINT64_C(0x2545F4914F6CDD1D) * (r * 31 + i + 1);
 			isnull[i] = (r % 7 == 3 && i == 0);
 		}
-		multibloom_add_row(mb, h, isnull);
+		mbf_add_row(mb, h, isnull);
 	}
 	return mb;
 }
@@ -290,9 +290,9 @@ mb_wire_of(const MultiBloom *mb, uint64_t total, size_t *len)
 {
 	uint8_t    *w;
 
-	*len = (size_t) multibloom_wire_bytes(mb, total);
+	*len = (size_t) mbf_wire_bytes(mb, total);
 	w = malloc(*len);
-	multibloom_serialize(mb, total, w);
+	mbf_serialize(mb, total, w);
 	return w;
 }
 
@@ -306,7 +306,7 @@ mb_shapes(int nattrs, const uint64_t *nbits, BloomShape *shapes)
 		shapes[i].layout = BLOOM_LAYOUT_CLASSIC;
 		shapes[i].nbits = nbits[i];
 		shapes[i].nhashes = 5;
-		shapes[i].seed = i == nattrs ? MULTIBLOOM_VERIFY_SEED : multibloom_attr_seed(i + 1);
+		shapes[i].seed = i == nattrs ? MULTIBLOOM_VERIFY_SEED : mbf_attr_seed(i + 1);
 	}
 }
 
@@ -317,11 +317,11 @@ write_mb(const char *tag, const MultiBloom *mb, uint64_t total)
 	char		name[256];
 	size_t		len;
 	uint8_t    *w = mb_wire_of(mb, total, &len);
-	char	   *text = malloc(base64_encoded_len(len) + 1);
+	char	   *text = malloc(bf_base64_encoded_len(len) + 1);
 
-	base64_encode(w, len, text);
+	bf_base64_encode(w, len, text);
 	snprintf(name, sizeof(name), "text-%s", tag);
-	write_seed(name, 0, text, base64_encoded_len(len));
+	write_seed(name, 0, text, bf_base64_encoded_len(len));
 	snprintf(name, sizeof(name), "binary-%s", tag);
 	write_seed(name, 1, w, len);
 	snprintf(name, sizeof(name), "struct-%s", tag);
@@ -421,7 +421,7 @@ write_multibloom_seeds(void)
 
 		for (int i = 0; i < nattrs; i++)
 			caps[i] = 20;
-		if (!multibloom_shapes_for(nattrs, caps, 20, 0.05, shapes, errbuf))
+		if (!mbf_shapes_for(nattrs, caps, 20, 0.05, shapes, errbuf))
 			continue;
 		mb = build_mb(nattrs, shapes, 0, false, &total);
 		snprintf(tag, sizeof(tag), "sized-%dattrs-empty", nattrs);
@@ -447,7 +447,7 @@ write_multibloom_seeds(void)
 
 		for (int i = 0; i < MULTIBLOOM_MAX_ATTRS; i++)
 			caps[i] = 2;
-		if (multibloom_shapes_for(MULTIBLOOM_MAX_ATTRS, caps, 2, 0.5, shapes, errbuf))
+		if (mbf_shapes_for(MULTIBLOOM_MAX_ATTRS, caps, 2, 0.5, shapes, errbuf))
 		{
 			mb = build_mb(MULTIBLOOM_MAX_ATTRS, shapes, 2, false, &total);
 			write_mb("sized-32attrs-2", mb, total);

@@ -27,9 +27,9 @@ new_auto(uint64_t nwords)
 {
 	BloomShape	s = {.layout = BLOOM_LAYOUT_CLASSIC, .nbits = nwords * 64,
 	.nhashes = BLOOM_AUTO_NHASHES};
-	BloomFilter *f = calloc(1, bloom_struct_bytes(s.nbits));
+	BloomFilter *f = calloc(1, bf_struct_bytes(s.nbits));
 
-	bloom_init(f, &s);
+	bf_init(f, &s);
 	f->flags |= BLOOM_FLAG_AUTOSIZED;
 	return f;
 }
@@ -38,7 +38,7 @@ static void
 fill(BloomFilter *f, uint64_t from, uint64_t to)
 {
 	for (uint64_t i = from; i < to; i++)
-		bloom_insert(f, bloom_hash_derive(hash_int(i)));
+		bf_insert(f, bf_hash_derive(hash_int(i)));
 }
 
 static double
@@ -56,13 +56,13 @@ test_autosized_shape(void)
 	bool		ok = true;
 
 	/* no values: the smallest filter, one word */
-	CHECK(bloom_shape_autosized(0, &s, err));
+	CHECK(bf_shape_datasized(0, &s, err));
 	CHECK_EQ_U64(s.nbits, 64);
 	CHECK_EQ_U64(s.nhashes, 7);
 	CHECK(s.layout == BLOOM_LAYOUT_CLASSIC);
-	CHECK(bloom_shape_autosized(1, &s, err));
+	CHECK(bf_shape_datasized(1, &s, err));
 	CHECK_EQ_U64(s.nbits, 64);
-	CHECK(bloom_shape_autosized(7, &s, err));
+	CHECK(bf_shape_datasized(7, &s, err));
 	CHECK_EQ_U64(s.nbits, 128);		/* 7 * 9.59 = 68 bits */
 
 	/* every size: a power of two words, rate at most 0.01, at most 2x needed */
@@ -70,7 +70,7 @@ test_autosized_shape(void)
 	{
 		uint64_t	words;
 
-		if (!bloom_shape_autosized(floor(n), &s, err))
+		if (!bf_shape_datasized(floor(n), &s, err))
 			break;
 		words = s.nbits / 64;
 		ok &= (words & (words - 1)) == 0;
@@ -82,13 +82,13 @@ test_autosized_shape(void)
 		prev = s.nbits;
 	}
 	CHECK(ok);
-	CHECK(bloom_shape_autosized(1e8, &s, err));
+	CHECK(bf_shape_datasized(1e8, &s, err));
 	CHECK_EQ_U64(s.nbits, UINT64_C(1) << 30);
 	/* beyond the largest power-of-two filter that fits in 1 GB */
-	CHECK(!bloom_shape_autosized(1e9, &s, err));
+	CHECK(!bf_shape_datasized(1e9, &s, err));
 	CHECK(strstr(err, "power-of-two") != NULL);
-	CHECK(!bloom_shape_autosized(-1, &s, err));
-	CHECK(!bloom_shape_autosized(NAN, &s, err));
+	CHECK(!bf_shape_datasized(-1, &s, err));
+	CHECK(!bf_shape_datasized(NAN, &s, err));
 }
 
 /*
@@ -108,8 +108,8 @@ test_fold_exact(void)
 
 		fill(big, 0, 2000);
 		fill(direct, 0, 2000);
-		bloom_fold(big, folded);
-		CHECK(bloom_equal(folded, direct));
+		bf_fold(big, folded);
+		CHECK(bf_equal(folded, direct));
 		CHECK_EQ_U64(folded->inserted, 2000);
 		CHECK(folded->flags & BLOOM_FLAG_AUTOSIZED);
 		free(big);
@@ -133,24 +133,24 @@ test_union_intersect_folded(void)
 
 	fill(a, 0, 3000);
 	fill(b, 2000, 2500);
-	CHECK(bloom_compatible(a, b, err));
-	CHECK(bloom_compatible(b, a, err));
-	CHECK(bloom_foldable(a, b));
+	CHECK(bf_compatible(a, b, err));
+	CHECK(bf_compatible(b, a, err));
+	CHECK(bf_foldable(a, b));
 
-	memcpy(u, b, bloom_struct_bytes(b->nbits));
-	bloom_union_into(u, a);
+	memcpy(u, b, bf_struct_bytes(b->nbits));
+	bf_union_into(u, a);
 	fill(expect, 0, 3000);
 	fill(expect, 2000, 2500);
-	CHECK(bloom_equal(u, expect));
+	CHECK(bf_equal(u, expect));
 	CHECK_EQ_U64(u->inserted, 3500);
 	CHECK(u->flags & BLOOM_FLAG_AUTOSIZED);
 
 	/* intersection: AND at the smaller size, keeps every common value */
 	fill(ia, 0, 3000);
 	fill(ib, 2000, 2500);
-	bloom_intersect_into(ib, a);
+	bf_intersect_into(ib, a);
 	for (uint64_t i = 2000; i < 2500; i++)
-		all &= bloom_query(ib, bloom_hash_derive(hash_int(i)));
+		all &= bf_query(ib, bf_hash_derive(hash_int(i)));
 	CHECK(all);
 	for (uint64_t w = 0; w < 64; w++)
 		all &= ib->words[w] == (ia->words[w] & b->words[w]);
@@ -172,29 +172,29 @@ test_foldable_rules(void)
 	BloomFilter *b = new_auto(16);
 	char		err[BLOOM_ERRBUF_SIZE];
 
-	CHECK(bloom_foldable(a, b));
+	CHECK(bf_foldable(a, b));
 	/* both must carry the flag */
 	b->flags = 0;
-	CHECK(!bloom_foldable(a, b));
-	CHECK(!bloom_compatible(a, b, err));
+	CHECK(!bf_foldable(a, b));
+	CHECK(!bf_compatible(a, b, err));
 	CHECK(strstr(err, "1024 bits") != NULL && strstr(err, "4096 bits") != NULL);
 	b->flags = BLOOM_FLAG_AUTOSIZED;
 	/* same hash functions and seed */
 	b->nhashes = 6;
-	CHECK(!bloom_foldable(a, b));
+	CHECK(!bf_foldable(a, b));
 	b->nhashes = 7;
 	b->seed = 1;
-	CHECK(!bloom_foldable(a, b));
+	CHECK(!bf_foldable(a, b));
 	b->seed = 0;
 	/* power-of-two word counts only */
 	b->nbits = 48 * 64;
-	CHECK(!bloom_foldable(a, b));
+	CHECK(!bf_foldable(a, b));
 	b->nbits = 16 * 64;
-	CHECK(bloom_foldable(a, b));
+	CHECK(bf_foldable(a, b));
 	/* the flag survives only when both have it */
 	a->flags = 0;
 	a->nbits = 16 * 64;
-	bloom_union_into(b, a);
+	bf_union_into(b, a);
 	CHECK(!(b->flags & BLOOM_FLAG_AUTOSIZED));
 	free(a);
 	free(b);
@@ -212,14 +212,14 @@ test_autosized_rate(void)
 				probes = 1000000;
 
 	/* n chosen so the power of two is tight: 100000 * 9.59 / 2^20 = 0.91 */
-	CHECK(bloom_shape_autosized((double) n, &s, err));
-	f = calloc(1, bloom_struct_bytes(s.nbits));
-	bloom_init(f, &s);
+	CHECK(bf_shape_datasized((double) n, &s, err));
+	f = calloc(1, bf_struct_bytes(s.nbits));
+	bf_init(f, &s);
 	fill(f, 0, n);
 	for (uint64_t i = 0; i < probes; i++)
-		hits += bloom_query(f, bloom_hash_derive(hash_int(n + 1 + i)));
+		hits += bf_query(f, bf_hash_derive(hash_int(n + 1 + i)));
 	CHECK((double) hits / probes < 0.01);
-	CHECK(bloom_estimate_fpp(f) < 0.01);
+	CHECK(bf_estimate_fpp(f) < 0.01);
 	free(f);
 }
 

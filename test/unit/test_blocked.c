@@ -24,7 +24,7 @@ hash_int(uint64_t v)
 static BloomHash
 value(uint64_t v)
 {
-	return bloom_hash_derive(hash_int(v));
+	return bf_hash_derive(hash_int(v));
 }
 
 static BloomFilter *
@@ -34,13 +34,13 @@ new_blocked(uint64_t nblocks, uint32_t k)
 	char		err[BLOOM_ERRBUF_SIZE];
 	BloomFilter *f;
 
-	if (!bloom_shape_check(&s, err))
+	if (!bf_shape_check(&s, err))
 	{
 		fprintf(stderr, "bad test shape: %s\n", err);
 		exit(2);
 	}
-	f = calloc(1, bloom_shape_bytes(&s));
-	bloom_init(f, &s);
+	f = calloc(1, bf_shape_bytes(&s));
+	bf_init(f, &s);
 	return f;
 }
 
@@ -50,17 +50,17 @@ test_shape_rules(void)
 	BloomShape	s = {.layout = BLOOM_LAYOUT_BLOCKED, .nbits = 512, .nhashes = 8};
 	char		err[BLOOM_ERRBUF_SIZE];
 
-	CHECK(bloom_shape_check(&s, err));
+	CHECK(bf_shape_check(&s, err));
 	s.nbits = 1024 + 64;
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 	CHECK(strstr(err, "multiple of 512") != NULL);
 	s.nbits = 256;
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 	s.nbits = 0;
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 	s.nbits = 512;
 	s.rows = 1;
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 	/* blocks start 64 bytes apart from the start of the words */
 	CHECK_EQ_U64(BLOOM_BLOCK_WORDS * sizeof(uint64_t), 64);
 }
@@ -77,9 +77,9 @@ test_one_block_per_value(void)
 		uint64_t	used_block = UINT64_MAX;
 		unsigned	bits = 0;
 
-		memset(f->words, 0, 8 * bloom_nwords(f));
-		CHECK(bloom_insert(f, value(v)) || v == UINT64_MAX);
-		for (uint64_t w = 0; w < bloom_nwords(f); w++)
+		memset(f->words, 0, 8 * bf_nwords(f));
+		CHECK(bf_insert(f, value(v)) || v == UINT64_MAX);
+		for (uint64_t w = 0; w < bf_nwords(f); w++)
 		{
 			if (f->words[w] == 0)
 				continue;
@@ -104,13 +104,13 @@ test_no_false_negatives(void)
 	int			missed = 0;
 
 	for (uint64_t v = 0; v < 10000; v++)
-		bloom_insert(f, value(v));
+		bf_insert(f, value(v));
 	for (uint64_t v = 0; v < 10000; v++)
-		missed += !bloom_query(f, value(v));
+		missed += !bf_query(f, value(v));
 	CHECK(missed == 0);
 	CHECK_EQ_U64(f->inserted, 10000);
 	/* inserting a member again changes nothing */
-	CHECK(!bloom_insert(f, value(17)));
+	CHECK(!bf_insert(f, value(17)));
 	free(f);
 }
 
@@ -132,8 +132,8 @@ test_pattern_independent_of_size(void)
 
 		memset(small->words, 0, 64);
 		memset(big->words, 0, 37 * 64);
-		bloom_insert(small, h);
-		bloom_insert(big, h);
+		bf_insert(small, h);
+		bf_insert(big, h);
 		differ += memcmp(small->words, big->words + BLOOM_BLOCK_WORDS * b, 64) != 0;
 	}
 	CHECK(differ == 0);
@@ -160,14 +160,14 @@ test_fold_property(void)
 
 		for (uint64_t v = 0; v < 3000; v++)
 		{
-			bloom_insert(large, value(v * 7 + fi));
-			bloom_insert(small, value(v * 7 + fi));
+			bf_insert(large, value(v * 7 + fi));
+			bf_insert(small, value(v * 7 + fi));
 		}
 		for (uint64_t b = 0; b < base * factor; b++)
 			for (int w = 0; w < BLOOM_BLOCK_WORDS; w++)
 				folded->words[(b / factor) * BLOOM_BLOCK_WORDS + w] |=
 					large->words[b * BLOOM_BLOCK_WORDS + w];
-		CHECK(memcmp(folded->words, small->words, 8 * bloom_nwords(small)) == 0);
+		CHECK(memcmp(folded->words, small->words, 8 * bf_nwords(small)) == 0);
 		free(large);
 		free(small);
 		free(folded);
@@ -232,7 +232,7 @@ test_expected_fpp_formula(void)
 	CHECK(blocked_expected_fpp(1, 1, 8) > 0.0);
 }
 
-/* Measured rate of a filter sized by bloom_shape_for at capacity. */
+/* Measured rate of a filter sized by bf_shape_for at capacity. */
 static double
 measured_rate(double fpp, uint64_t n, uint64_t probes, BloomShape *s)
 {
@@ -241,18 +241,18 @@ measured_rate(double fpp, uint64_t n, uint64_t probes, BloomShape *s)
 	uint64_t	hits = 0;
 	double		estimate;
 
-	if (!bloom_shape_for((double) n, fpp, BLOOM_LAYOUT_BLOCKED, s, err))
+	if (!bf_shape_for((double) n, fpp, BLOOM_LAYOUT_BLOCKED, s, err))
 	{
 		fprintf(stderr, "sizing failed: %s\n", err);
 		return 1.0;
 	}
-	f = calloc(1, bloom_shape_bytes(s));
-	bloom_init(f, s);
+	f = calloc(1, bf_shape_bytes(s));
+	bf_init(f, s);
 	for (uint64_t v = 0; v < n; v++)
-		bloom_insert(f, value(v));
+		bf_insert(f, value(v));
 	for (uint64_t v = 0; v < probes; v++)
-		hits += bloom_query(f, value(v + (UINT64_C(1) << 40)));
-	estimate = bloom_estimate_fpp(f);
+		hits += bf_query(f, value(v + (UINT64_C(1) << 40)));
+	estimate = bf_estimate_fpp(f);
 	/* the fill-based rate is the rate of this very filter */
 	CHECK_NEAR((double) hits / probes, estimate, 6 * sqrt(estimate / probes));
 	free(f);
@@ -274,14 +274,14 @@ test_sizing_meets_rate(void)
 	rate = measured_rate(0.01, 200000, 4000000, &s);
 	CHECK(rate <= 0.01 * 1.05);
 	CHECK_EQ_U64(s.nbits % BLOOM_BLOCK_BITS, 0);
-	CHECK(bloom_shape_for(200000, 0.01, BLOOM_LAYOUT_CLASSIC, &classic, err));
+	CHECK(bf_shape_for(200000, 0.01, BLOOM_LAYOUT_CLASSIC, &classic, err));
 	CHECK(s.nbits > classic.nbits);
 	/* and not wastefully: within 25% of the classic size */
 	CHECK(s.nbits < classic.nbits * 1.25);
 
 	rate = measured_rate(0.001, 200000, 4000000, &s);
 	CHECK(rate <= 0.001 * 1.08);
-	CHECK(bloom_shape_for(200000, 0.001, BLOOM_LAYOUT_CLASSIC, &classic, err));
+	CHECK(bf_shape_for(200000, 0.001, BLOOM_LAYOUT_CLASSIC, &classic, err));
 	CHECK(s.nbits > classic.nbits);
 
 	/* the smallest number of blocks that meets the rate */
@@ -303,14 +303,14 @@ test_sizing_limits(void)
 	BloomShape	s;
 	char		err[BLOOM_ERRBUF_SIZE];
 
-	CHECK(bloom_shape_for(1, 0.01, BLOOM_LAYOUT_BLOCKED, &s, err));
+	CHECK(bf_shape_for(1, 0.01, BLOOM_LAYOUT_BLOCKED, &s, err));
 	CHECK_EQ_U64(s.nbits, 512);
-	CHECK(bloom_shape_for(1e6, 0.5, BLOOM_LAYOUT_BLOCKED, &s, err));
+	CHECK(bf_shape_for(1e6, 0.5, BLOOM_LAYOUT_BLOCKED, &s, err));
 	CHECK(s.nhashes >= 1);
-	CHECK(!bloom_shape_for(1e12, 0.01, BLOOM_LAYOUT_BLOCKED, &s, err));
+	CHECK(!bf_shape_for(1e12, 0.01, BLOOM_LAYOUT_BLOCKED, &s, err));
 	CHECK(strstr(err, "maximum") != NULL);
-	CHECK(!bloom_shape_for(100, 1e-300, BLOOM_LAYOUT_BLOCKED, &s, err));
-	CHECK(!bloom_shape_for(INFINITY, 0.01, BLOOM_LAYOUT_BLOCKED, &s, err));
+	CHECK(!bf_shape_for(100, 1e-300, BLOOM_LAYOUT_BLOCKED, &s, err));
+	CHECK(!bf_shape_for(INFINITY, 0.01, BLOOM_LAYOUT_BLOCKED, &s, err));
 }
 
 static void
@@ -318,16 +318,16 @@ test_statistics(void)
 {
 	BloomFilter *f = new_blocked(400, 8);
 
-	CHECK_NEAR(bloom_estimate_count(f), 0.0, 0.0);
-	CHECK_NEAR(bloom_estimate_fpp(f), 0.0, 0.0);
+	CHECK_NEAR(bf_estimate_count(f), 0.0, 0.0);
+	CHECK_NEAR(bf_estimate_fpp(f), 0.0, 0.0);
 	for (uint64_t v = 0; v < 20000; v++)
-		bloom_insert(f, value(v));
+		bf_insert(f, value(v));
 	/* within 3% of the truth at 50 values per block */
-	CHECK_NEAR(bloom_estimate_count(f), 20000.0, 600.0);
-	CHECK(bloom_estimate_fpp(f) > 0.0 && bloom_estimate_fpp(f) < 0.1);
+	CHECK_NEAR(bf_estimate_count(f), 20000.0, 600.0);
+	CHECK(bf_estimate_fpp(f) > 0.0 && bf_estimate_fpp(f) < 0.1);
 	/* a full block makes the count unknowable, as a full classic filter does */
 	memset(f->words, 0xff, 64);
-	CHECK(isinf(bloom_estimate_count(f)));
+	CHECK(isinf(bf_estimate_count(f)));
 	free(f);
 }
 
@@ -342,12 +342,12 @@ test_union(void)
 
 	for (uint64_t v = 0; v < 1000; v++)
 	{
-		bloom_insert(v % 2 ? a : b, value(v));
-		bloom_insert(all, value(v));
+		bf_insert(v % 2 ? a : b, value(v));
+		bf_insert(all, value(v));
 	}
-	CHECK(bloom_compatible(a, b, err));
-	bloom_union_into(a, b);
-	CHECK(bloom_equal(a, all));
+	CHECK(bf_compatible(a, b, err));
+	bf_union_into(a, b);
+	CHECK(bf_equal(a, all));
 	free(a);
 	free(b);
 	free(all);

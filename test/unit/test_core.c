@@ -25,9 +25,9 @@ hash_int(uint64_t v)
 static BloomFilter *
 new_filter(const BloomShape *s)
 {
-	BloomFilter *f = calloc(1, bloom_struct_bytes(s->nbits));
+	BloomFilter *f = calloc(1, bf_struct_bytes(s->nbits));
 
-	bloom_init(f, s);
+	bf_init(f, s);
 	return f;
 }
 
@@ -45,24 +45,24 @@ test_sizing(void)
 	BloomShape	s;
 	char		err[BLOOM_ERRBUF_SIZE];
 
-	CHECK(bloom_shape_for(1e6, 0.01, BLOOM_LAYOUT_CLASSIC, &s, err));
+	CHECK(bf_shape_for(1e6, 0.01, BLOOM_LAYOUT_CLASSIC, &s, err));
 	/* m = ceil(1e6 * ln(100) / ln(2)^2) = 9585059, rounded up to 64 bits */
 	CHECK_EQ_U64(s.nbits, 9585088);
 	CHECK_EQ_U64(s.nhashes, 7);
-	CHECK(bloom_shape_for(1, 0.5, BLOOM_LAYOUT_CLASSIC, &s, err));
+	CHECK(bf_shape_for(1, 0.5, BLOOM_LAYOUT_CLASSIC, &s, err));
 	CHECK_EQ_U64(s.nhashes, 1);
-	CHECK(!bloom_shape_for(0, 0.01, BLOOM_LAYOUT_CLASSIC, &s, err));
-	CHECK(!bloom_shape_for(100, 0, BLOOM_LAYOUT_CLASSIC, &s, err));
-	CHECK(!bloom_shape_for(100, 1, BLOOM_LAYOUT_CLASSIC, &s, err));
-	CHECK(!bloom_shape_for(100, NAN, BLOOM_LAYOUT_CLASSIC, &s, err));
-	CHECK(!bloom_shape_for(NAN, 0.1, BLOOM_LAYOUT_CLASSIC, &s, err));
-	CHECK(!bloom_shape_for(1e300, 0.01, BLOOM_LAYOUT_CLASSIC, &s, err));
-	CHECK(!bloom_shape_for(INFINITY, 0.01, BLOOM_LAYOUT_CLASSIC, &s, err));
-	CHECK(!bloom_shape_for(100, 1e-300, BLOOM_LAYOUT_CLASSIC, &s, err));
+	CHECK(!bf_shape_for(0, 0.01, BLOOM_LAYOUT_CLASSIC, &s, err));
+	CHECK(!bf_shape_for(100, 0, BLOOM_LAYOUT_CLASSIC, &s, err));
+	CHECK(!bf_shape_for(100, 1, BLOOM_LAYOUT_CLASSIC, &s, err));
+	CHECK(!bf_shape_for(100, NAN, BLOOM_LAYOUT_CLASSIC, &s, err));
+	CHECK(!bf_shape_for(NAN, 0.1, BLOOM_LAYOUT_CLASSIC, &s, err));
+	CHECK(!bf_shape_for(1e300, 0.01, BLOOM_LAYOUT_CLASSIC, &s, err));
+	CHECK(!bf_shape_for(INFINITY, 0.01, BLOOM_LAYOUT_CLASSIC, &s, err));
+	CHECK(!bf_shape_for(100, 1e-300, BLOOM_LAYOUT_CLASSIC, &s, err));
 	/* the largest filter that fits is above 2^32 bits */
 	CHECK(BLOOM_MAX_NBITS > (UINT64_C(1) << 32));
-	CHECK(bloom_struct_bytes(BLOOM_MAX_NBITS) <= BLOOM_MAX_ALLOC_BYTES);
-	CHECK(bloom_struct_bytes(BLOOM_MAX_NBITS + 64) > BLOOM_MAX_ALLOC_BYTES);
+	CHECK(bf_struct_bytes(BLOOM_MAX_NBITS) <= BLOOM_MAX_ALLOC_BYTES);
+	CHECK(bf_struct_bytes(BLOOM_MAX_NBITS + 64) > BLOOM_MAX_ALLOC_BYTES);
 }
 
 static void
@@ -75,19 +75,19 @@ test_insert_query(void)
 	bool		all_found = true;
 
 	for (uint64_t i = 0; i < n; i++)
-		bloom_insert(f, bloom_hash_derive(hash_int(i)));
+		bf_insert(f, bf_hash_derive(hash_int(i)));
 	CHECK_EQ_U64(f->inserted, n);
 	for (uint64_t i = 0; i < n; i++)
-		all_found &= bloom_query(f, bloom_hash_derive(hash_int(i)));
+		all_found &= bf_query(f, bf_hash_derive(hash_int(i)));
 	CHECK(all_found);
 	for (uint64_t i = n; i < 3 * n; i++)
-		fp += bloom_query(f, bloom_hash_derive(hash_int(i)));
+		fp += bf_query(f, bf_hash_derive(hash_int(i)));
 	theory = pow(1 - exp(-7.0 * n / 9585088), 7);
 	CHECK_NEAR((double) fp / (2 * n), theory, theory * 0.05);
-	CHECK_NEAR(bloom_estimate_count(f), (double) n, n * 0.01);
-	CHECK_NEAR(bloom_estimate_fpp(f), theory, theory * 0.05);
+	CHECK_NEAR(bf_estimate_count(f), (double) n, n * 0.01);
+	CHECK_NEAR(bf_estimate_fpp(f), theory, theory * 0.05);
 	/* adding a member again changes nothing but the count */
-	CHECK(!bloom_insert(f, bloom_hash_derive(hash_int(5))));
+	CHECK(!bf_insert(f, bf_hash_derive(hash_int(5))));
 	free(f);
 }
 
@@ -99,12 +99,12 @@ test_hash_derive(void)
 
 	for (uint64_t i = 0; i < 100000; i++)
 	{
-		BloomHash	h = bloom_hash_derive(i);
+		BloomHash	h = bf_hash_derive(i);
 
 		ok &= h.h2 != 0 && (h.h1 >> 32) != (h.h2 & 0xffffffffu);
 	}
 	CHECK(ok);
-	CHECK(bloom_hash_derive(0).h1 != bloom_hash_derive(1).h1);
+	CHECK(bf_hash_derive(0).h1 != bf_hash_derive(1).h1);
 }
 
 /*
@@ -127,23 +127,23 @@ test_beyond_2_32_bits(void)
 	}
 	for (uint64_t i = 0; i < n; i++)
 	{
-		BloomHash	h = bloom_hash_derive(hash_int(i));
+		BloomHash	h = bf_hash_derive(hash_int(i));
 		uint64_t	x = h.h1,
 					y = h.h2;
 
 		for (uint32_t j = 0; j < 4; j++)
 		{
-			counts[bloom_reduce(x, nbits) / (nbits / 8)]++;
+			counts[bf_reduce(x, nbits) / (nbits / 8)]++;
 			x += y;
 			y += j;
 		}
-		bloom_insert(f, h);
+		bf_insert(f, h);
 	}
 	for (int b = 0; b < 8; b++)
 		even &= fabs((double) counts[b] - n * 4 / 8.0) < 5 * sqrt(n * 4 / 8.0);
 	CHECK(even);
-	CHECK(bloom_query(f, bloom_hash_derive(hash_int(n - 1))));
-	CHECK_NEAR((double) bloom_bits_set(f), 4.0 * n, 4.0 * n * 0.001);
+	CHECK(bf_query(f, bf_hash_derive(hash_int(n - 1))));
+	CHECK_NEAR((double) bf_bits_set(f), 4.0 * n, 4.0 * n * 0.001);
 	free(f);
 }
 
@@ -158,24 +158,24 @@ test_set_operations(void)
 
 	for (uint64_t i = 0; i < 100; i++)
 	{
-		bloom_insert(a, bloom_hash_derive(hash_int(i)));
-		bloom_insert(ab, bloom_hash_derive(hash_int(i)));
+		bf_insert(a, bf_hash_derive(hash_int(i)));
+		bf_insert(ab, bf_hash_derive(hash_int(i)));
 	}
 	for (uint64_t i = 50; i < 150; i++)
 	{
-		bloom_insert(b, bloom_hash_derive(hash_int(i)));
+		bf_insert(b, bf_hash_derive(hash_int(i)));
 		if (i >= 100)
-			bloom_insert(ab, bloom_hash_derive(hash_int(i)));
+			bf_insert(ab, bf_hash_derive(hash_int(i)));
 	}
-	CHECK(bloom_compatible(a, b, err));
-	CHECK(!bloom_compatible(a, other, err));
+	CHECK(bf_compatible(a, b, err));
+	CHECK(!bf_compatible(a, other, err));
 	CHECK(strstr(err, "3 hashes") != NULL && strstr(err, "4 hashes") != NULL);
-	bloom_union_into(a, b);
-	CHECK(bloom_equal(a, ab));
+	bf_union_into(a, b);
+	CHECK(bf_equal(a, ab));
 	CHECK_EQ_U64(a->inserted, 200);
-	bloom_intersect_into(a, b);
-	CHECK(bloom_equal(a, b));
-	CHECK(!bloom_equal(a, other));
+	bf_intersect_into(a, b);
+	CHECK(bf_equal(a, b));
+	CHECK(!bf_equal(a, other));
 	free(a);
 	free(b);
 	free(ab);
@@ -192,16 +192,16 @@ test_fold_property(void)
 
 	for (uint64_t i = 0; i < 3000; i++)
 	{
-		bloom_insert(big, bloom_hash_derive(hash_int(i)));
-		bloom_insert(small, bloom_hash_derive(hash_int(i)));
+		bf_insert(big, bf_hash_derive(hash_int(i)));
+		bf_insert(small, bf_hash_derive(hash_int(i)));
 	}
 	for (uint64_t bit = 0; bit < small->nbits; bit++)
 	{
 		bool		any = false;
 
 		for (uint64_t j = 0; j < 4; j++)
-			any |= bloom_test_bit(big->words, bit * 4 + j);
-		same &= any == bloom_test_bit(small->words, bit);
+			any |= bf_test_bit(big->words, bit * 4 + j);
+		same &= any == bf_test_bit(small->words, bit);
 	}
 	CHECK(same);
 	free(big);
@@ -212,7 +212,7 @@ static void
 test_wire_round_trip(void)
 {
 	BloomFilter *f = new_classic(1000, 3);
-	uint64_t	len = bloom_wire_bytes(f);
+	uint64_t	len = bf_wire_bytes(f);
 	uint8_t    *buf = malloc(len);
 	uint64_t	bytes;
 	BloomFilter *g;
@@ -220,20 +220,20 @@ test_wire_round_trip(void)
 
 	f->seed = 77;
 	for (uint64_t i = 0; i < 50; i++)
-		bloom_insert(f, bloom_hash_derive(hash_int(i)));
-	bloom_serialize(f, buf);
+		bf_insert(f, bf_hash_derive(hash_int(i)));
+	bf_serialize(f, buf);
 	CHECK_EQ_U64(len, 60 + 16 * 8);
 	CHECK(buf[0] == 1 && buf[1] == 0 && buf[2] == 1 && buf[3] == 0);
 	CHECK(buf[4] == (1000 & 0xff) && buf[5] == (1000 >> 8));
-	CHECK(bloom_wire_check(buf, len, &bytes, err));
-	CHECK_EQ_U64(bytes, bloom_struct_bytes(1000));
+	CHECK(bf_wire_check(buf, len, &bytes, err));
+	CHECK_EQ_U64(bytes, bf_struct_bytes(1000));
 	g = calloc(1, bytes);
-	bloom_deserialize(buf, len, g);
-	CHECK(bloom_equal(f, g));
+	bf_deserialize(buf, len, g);
+	CHECK(bf_equal(f, g));
 	CHECK_EQ_U64(g->inserted, 50);
 	CHECK_EQ_U64(g->seed, 77);
-	CHECK(bloom_struct_check(g, bytes, err));
-	CHECK(!bloom_struct_check(g, bytes - 8, err));
+	CHECK(bf_struct_check(g, bytes, err));
+	CHECK(!bf_struct_check(g, bytes - 8, err));
 
 	/* every byte of the header, changed, is either rejected or harmless */
 	for (int pos = 0; pos < 60; pos++)
@@ -242,15 +242,15 @@ test_wire_round_trip(void)
 		bool		free_field = (pos >= 12 && pos < 28);	/* seed, inserted */
 
 		buf[pos] ^= 0x40;
-		CHECK(bloom_wire_check(buf, len, &bytes, err) == free_field);
+		CHECK(bf_wire_check(buf, len, &bytes, err) == free_field);
 		buf[pos] = saved;
 	}
-	CHECK(!bloom_wire_check(buf, len - 1, &bytes, err));
-	CHECK(!bloom_wire_check(buf, 59, &bytes, err));
-	CHECK(!bloom_wire_check(buf, 0, &bytes, err));
+	CHECK(!bf_wire_check(buf, len - 1, &bytes, err));
+	CHECK(!bf_wire_check(buf, 59, &bytes, err));
+	CHECK(!bf_wire_check(buf, 0, &bytes, err));
 	/* a set bit beyond nbits (1000 = 15 words + 40 bits) */
 	buf[len - 1] |= 0x80;
-	CHECK(!bloom_wire_check(buf, len, &bytes, err));
+	CHECK(!bf_wire_check(buf, len, &bytes, err));
 	free(f);
 	free(g);
 	free(buf);
@@ -273,14 +273,14 @@ test_base64(void)
 	{
 		size_t		len = strlen(cases[i][0]);
 
-		base64_encode((const uint8_t *) cases[i][0], len, out);
-		out[base64_encoded_len(len)] = 0;
+		bf_base64_encode((const uint8_t *) cases[i][0], len, out);
+		out[bf_base64_encoded_len(len)] = 0;
 		CHECK_STR(out, cases[i][1]);
-		CHECK(base64_decode(cases[i][1], strlen(cases[i][1]), dec, &n, err));
+		CHECK(bf_base64_decode(cases[i][1], strlen(cases[i][1]), dec, &n, err));
 		CHECK(n == len && memcmp(dec, cases[i][0], len) == 0);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		CHECK(!base64_decode(bad[i], strlen(bad[i]), dec, &n, err));
+		CHECK(!bf_base64_decode(bad[i], strlen(bad[i]), dec, &n, err));
 	/* every byte value survives */
 	{
 		uint8_t		all[256];
@@ -289,8 +289,8 @@ test_base64(void)
 
 		for (int i = 0; i < 256; i++)
 			all[i] = (uint8_t) i;
-		base64_encode(all, 256, enc);
-		CHECK(base64_decode(enc, base64_encoded_len(256), back, &n, err));
+		bf_base64_encode(all, 256, enc);
+		CHECK(bf_base64_decode(enc, bf_base64_encoded_len(256), back, &n, err));
 		CHECK(n == 256 && memcmp(all, back, 256) == 0);
 	}
 }
@@ -301,23 +301,23 @@ test_shape_check(void)
 	BloomShape	s = {.layout = BLOOM_LAYOUT_CLASSIC, .nbits = 64, .nhashes = 3};
 	char		err[BLOOM_ERRBUF_SIZE];
 
-	CHECK(bloom_shape_check(&s, err));
+	CHECK(bf_shape_check(&s, err));
 	s.nbits = 0;
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 	s.nbits = BLOOM_MAX_NBITS + 1;
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 	s.nbits = UINT64_MAX;
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 	s.nbits = 64;
 	s.nhashes = 0;
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 	s.nhashes = BLOOM_MAX_NHASHES + 1;
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 	s.nhashes = 3;
 	s.layout = 200;
-	CHECK(!bloom_shape_check(&s, err));
-	CHECK(bloom_layout_from_name("classic") == BLOOM_LAYOUT_CLASSIC);
-	CHECK(bloom_layout_from_name("Classic") == -1);
+	CHECK(!bf_shape_check(&s, err));
+	CHECK(bf_layout_from_name("classic") == BLOOM_LAYOUT_CLASSIC);
+	CHECK(bf_layout_from_name("Classic") == -1);
 }
 
 int

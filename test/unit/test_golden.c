@@ -20,7 +20,7 @@ static const uint64_t value_hashes[] = {
 };
 
 /*
- * bloom_init of classic, 100 bits, k = 4, seed 7, then the four value hashes
+ * bf_init of classic, 100 bits, k = 4, seed 7, then the four value hashes
  * above inserted: serialized by version 1 of the format.
  */
 static const uint8_t golden_v1[] = {
@@ -41,11 +41,11 @@ static BloomFilter *
 build_golden(void)
 {
 	BloomShape	s = {.layout = BLOOM_LAYOUT_CLASSIC, .nbits = 100, .nhashes = 4, .seed = 7};
-	BloomFilter *f = calloc(1, bloom_struct_bytes(s.nbits));
+	BloomFilter *f = calloc(1, bf_struct_bytes(s.nbits));
 
-	bloom_init(f, &s);
+	bf_init(f, &s);
 	for (size_t i = 0; i < sizeof(value_hashes) / sizeof(value_hashes[0]); i++)
-		bloom_insert(f, bloom_hash_derive(value_hashes[i]));
+		bf_insert(f, bf_hash_derive(value_hashes[i]));
 	return f;
 }
 
@@ -56,8 +56,8 @@ test_writer_matches_golden(void)
 	BloomFilter *f = build_golden();
 	uint8_t		out[sizeof(golden_v1)];
 
-	CHECK_EQ_U64(bloom_wire_bytes(f), sizeof(golden_v1));
-	bloom_serialize(f, out);
+	CHECK_EQ_U64(bf_wire_bytes(f), sizeof(golden_v1));
+	bf_serialize(f, out);
 	CHECK(memcmp(out, golden_v1, sizeof(golden_v1)) == 0);
 	free(f);
 }
@@ -70,11 +70,11 @@ test_reader_accepts_golden(void)
 	uint64_t	bytes = 0;
 	BloomFilter *f;
 
-	CHECK(bloom_wire_check(golden_v1, sizeof(golden_v1), &bytes, err));
-	CHECK_EQ_U64(bytes, bloom_struct_bytes(100));
+	CHECK(bf_wire_check(golden_v1, sizeof(golden_v1), &bytes, err));
+	CHECK_EQ_U64(bytes, bf_struct_bytes(100));
 	f = calloc(1, bytes);
-	bloom_deserialize(golden_v1, sizeof(golden_v1), f);
-	CHECK(bloom_struct_check(f, bytes, err));
+	bf_deserialize(golden_v1, sizeof(golden_v1), f);
+	CHECK(bf_struct_check(f, bytes, err));
 	CHECK_EQ_U64(f->version, 1);
 	CHECK_EQ_U64(f->nbits, 100);
 	CHECK_EQ_U64(f->nhashes, 4);
@@ -82,7 +82,7 @@ test_reader_accepts_golden(void)
 	CHECK_EQ_U64(f->inserted, 4);
 	CHECK_EQ_U64(f->full_at, (uint64_t) BLOOM_NEVER_FULL);
 	for (size_t i = 0; i < sizeof(value_hashes) / sizeof(value_hashes[0]); i++)
-		CHECK(bloom_query(f, bloom_hash_derive(value_hashes[i])));
+		CHECK(bf_query(f, bf_hash_derive(value_hashes[i])));
 	free(f);
 }
 
@@ -90,11 +90,11 @@ test_reader_accepts_golden(void)
 static void
 test_hash_scheme_1_pinned(void)
 {
-	BloomHash	h = bloom_hash_derive(0);
+	BloomHash	h = bf_hash_derive(0);
 
 	CHECK_EQ_U64(h.h1, UINT64_C(0xe220a8397b1dcdaf));
 	CHECK_EQ_U64(h.h2, UINT64_C(0x68850ac74e2e5a27));
-	h = bloom_hash_derive(UINT64_C(0xdeadbeefcafebabe));
+	h = bf_hash_derive(UINT64_C(0xdeadbeefcafebabe));
 	CHECK_EQ_U64(h.h1, UINT64_C(0x0d7d93560d1929d2));
 	CHECK_EQ_U64(h.h2, UINT64_C(0x7e0a6366e8e82e19));
 }
@@ -111,12 +111,12 @@ test_every_written_version_readable(void)
 	for (int v = 1; v <= BLOOM_FORMAT_VERSION; v++)
 	{
 		buf[0] = (uint8_t) v;
-		CHECK(bloom_wire_check(buf, sizeof(buf), &bytes, err));
+		CHECK(bf_wire_check(buf, sizeof(buf), &bytes, err));
 	}
 	buf[0] = BLOOM_FORMAT_VERSION + 1;
-	CHECK(!bloom_wire_check(buf, sizeof(buf), &bytes, err));
+	CHECK(!bf_wire_check(buf, sizeof(buf), &bytes, err));
 	buf[0] = 0;
-	CHECK(!bloom_wire_check(buf, sizeof(buf), &bytes, err));
+	CHECK(!bf_wire_check(buf, sizeof(buf), &bytes, err));
 }
 
 int

@@ -25,7 +25,7 @@ hash_int(uint64_t v)
 static BloomHash
 value(uint64_t v)
 {
-	return bloom_hash_derive(hash_int(v));
+	return bf_hash_derive(hash_int(v));
 }
 
 static void
@@ -47,9 +47,9 @@ matrix_shape(uint32_t rows, uint64_t row_bits, uint32_t k, uint32_t s)
 static BloomFilter *
 new_filter(const BloomShape *s)
 {
-	BloomFilter *f = calloc(1, bloom_shape_bytes(s));
+	BloomFilter *f = calloc(1, bf_shape_bytes(s));
 
-	bloom_init(f, s);
+	bf_init(f, s);
 	return f;
 }
 
@@ -59,7 +59,7 @@ new_matrix(uint32_t rows, uint64_t row_bits, uint32_t k, uint32_t s)
 	BloomShape	shape = matrix_shape(rows, row_bits, k, s);
 	char		err[BLOOM_ERRBUF_SIZE];
 
-	if (!bloom_shape_check(&shape, err))
+	if (!bf_shape_check(&shape, err))
 	{
 		fprintf(stderr, "bad test shape: %s\n", err);
 		exit(2);
@@ -73,9 +73,9 @@ copy_filter(const BloomFilter *f)
 	BloomShape	s;
 	BloomFilter *c;
 
-	bloom_get_shape(f, &s);
-	c = malloc(bloom_shape_bytes(&s));
-	memcpy(c, f, bloom_shape_bytes(&s));
+	bf_get_shape(f, &s);
+	c = malloc(bf_shape_bytes(&s));
+	memcpy(c, f, bf_shape_bytes(&s));
 	return c;
 }
 
@@ -86,42 +86,42 @@ test_shapes(void)
 	BloomShape	s;
 
 	s = matrix_shape(8, 131072, 10, 2);
-	CHECK(bloom_shape_check(&s, err));
-	CHECK_EQ_U64(bloom_shape_bytes(&s), bloom_struct_bytes(8 * 131072) + 8 * 8);
+	CHECK(bf_shape_check(&s, err));
+	CHECK_EQ_U64(bf_shape_bytes(&s), bf_struct_bytes(8 * 131072) + 8 * 8);
 	s = matrix_shape(1, 1, 1, 1);
-	CHECK(bloom_shape_check(&s, err));
+	CHECK(bf_shape_check(&s, err));
 	s = matrix_shape(7, 64, 3, 1);	/* odd rows, 1 locator: fine */
-	CHECK(bloom_shape_check(&s, err));
+	CHECK(bf_shape_check(&s, err));
 	s = matrix_shape(6, 100, 3, 3);	/* rows not word-aligned: fine */
-	CHECK(bloom_shape_check(&s, err));
+	CHECK(bf_shape_check(&s, err));
 
 	s = matrix_shape(8, 64, 3, 3);	/* 8 rows, 3 locators */
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 	CHECK(strstr(err, "multiple of the number of locators") != NULL);
 	s = matrix_shape(8, 64, 3, 0);
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 	s = matrix_shape(0, 64, 3, 1);
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 	s = matrix_shape(130, 64, 3, 65);	/* too many locators */
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 	CHECK(strstr(err, "locators") != NULL);
 	s = matrix_shape(8, 64, 0, 2);
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 	s = matrix_shape(8, 64, 65, 2);
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 	s = matrix_shape(8, 64, 3, 2);
 	s.nbits = 8 * 64 + 1;		/* not rows x row_bits */
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 	CHECK(strstr(err, "not a multiple of the number of rows") != NULL);
 	/* the counters count toward the size limit */
 	s = matrix_shape(1024, 1, 3, 2);
 	s.nbits = BLOOM_MAX_NBITS - BLOOM_MAX_NBITS % 1024;
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 	CHECK(strstr(err, "size limit") != NULL);
 	/* classic filters must not carry rows */
 	s = matrix_shape(8, 64, 3, 2);
 	s.layout = BLOOM_LAYOUT_CLASSIC;
-	CHECK(!bloom_shape_check(&s, err));
+	CHECK(!bf_shape_check(&s, err));
 }
 
 static void
@@ -129,13 +129,13 @@ test_popcount_range(void)
 {
 	uint64_t	w[3] = {~(uint64_t) 0, UINT64_C(0x00000000000000f0), UINT64_C(0x8000000000000001)};
 
-	CHECK_EQ_U64(bloom_popcount_range(w, 0, 64), 64);
-	CHECK_EQ_U64(bloom_popcount_range(w, 60, 10), 4 + 2);	/* 60..63 and 68..69 */
-	CHECK_EQ_U64(bloom_popcount_range(w, 64, 64), 4);
-	CHECK_EQ_U64(bloom_popcount_range(w, 3, 1), 1);
-	CHECK_EQ_U64(bloom_popcount_range(w, 0, 192), 64 + 4 + 2);
-	CHECK_EQ_U64(bloom_popcount_range(w, 129, 62), 0);
-	CHECK_EQ_U64(bloom_popcount_range(w, 70, 0), 0);
+	CHECK_EQ_U64(bf_popcount_range(w, 0, 64), 64);
+	CHECK_EQ_U64(bf_popcount_range(w, 60, 10), 4 + 2);	/* 60..63 and 68..69 */
+	CHECK_EQ_U64(bf_popcount_range(w, 64, 64), 4);
+	CHECK_EQ_U64(bf_popcount_range(w, 3, 1), 1);
+	CHECK_EQ_U64(bf_popcount_range(w, 0, 192), 64 + 4 + 2);
+	CHECK_EQ_U64(bf_popcount_range(w, 129, 62), 0);
+	CHECK_EQ_U64(bf_popcount_range(w, 70, 0), 0);
 }
 
 /* Every inserted value is found, and the counters track the bits. */
@@ -151,9 +151,9 @@ test_no_false_negatives(void)
 
 		/* far beyond full, so the all-full path is exercised too */
 		for (uint64_t v = 0; v < 20000; v++)
-			bloom_insert(f, value(v));
+			bf_insert(f, value(v));
 		for (uint64_t v = 0; v < 20000; v++)
-			missed += !bloom_query(f, value(v));
+			missed += !bf_query(f, value(v));
 		CHECK_EQ_U64(missed, 0);
 		CHECK(matrix_counters_consistent(f));
 		CHECK(f->full_at > 0);
@@ -169,15 +169,15 @@ test_one_row_per_value(void)
 	BloomFilter *f = new_matrix(16, 4096, 10, 8);
 	uint32_t	rows_touched = 0;
 
-	CHECK(bloom_insert(f, value(42)));
+	CHECK(bf_insert(f, value(42)));
 	for (uint32_t r = 0; r < 16; r++)
 		rows_touched += matrix_counters(f)[r] > 0;
 	CHECK_EQ_U64(rows_touched, 1);
-	CHECK(bloom_bits_set(f) >= 9 && bloom_bits_set(f) <= 10);
+	CHECK(bf_bits_set(f) >= 9 && bf_bits_set(f) <= 10);
 	/* a second insertion of the same value changes nothing */
-	CHECK(!bloom_insert(f, value(42)));
+	CHECK(!bf_insert(f, value(42)));
 	CHECK_EQ_U64(f->inserted, 2);
-	CHECK(bloom_query(f, value(42)));
+	CHECK(bf_query(f, value(42)));
 	free(f);
 }
 
@@ -197,7 +197,7 @@ test_longest_bit_match(void)
 	uint64_t	row_bits = 1024;
 
 	/* find the value's candidate rows: insert it alone into each group */
-	bloom_insert(probe, h);
+	bf_insert(probe, h);
 	for (int r = 0; r < 4; r++)
 		if (matrix_counters(probe)[r])
 			row_a = r;
@@ -211,7 +211,7 @@ test_longest_bit_match(void)
 		memset(f->words, 0, 4 * 128);
 		memcpy(f->words + r * 16, probe->words + row_a * 16, 128);
 		matrix_recount(f);
-		if (bloom_query(f, h))
+		if (bf_query(f, h))
 		{
 			row_b = r;
 			break;
@@ -222,14 +222,14 @@ test_longest_bit_match(void)
 	{
 		/* clear one of the value's bits in row_b: it now needs exactly 1 new bit */
 		for (uint64_t i = 0; i < row_bits; i++)
-			if (bloom_test_bit(f->words, row_b * row_bits + i))
+			if (bf_test_bit(f->words, row_b * row_bits + i))
 			{
 				f->words[(row_b * row_bits + i) >> 6] &= ~((uint64_t) 1 << ((row_b * row_bits + i) & 63));
 				break;
 			}
 		matrix_recount(f);
-		CHECK(!bloom_query(f, h));
-		CHECK(bloom_insert(f, h));
+		CHECK(!bf_query(f, h));
+		CHECK(bf_insert(f, h));
 		CHECK_EQ_U64(matrix_counters(f)[row_b], matrix_counters(probe)[row_a]);
 		CHECK_EQ_U64(matrix_counters(f)[row_a], 0);	/* the emptier row was not used */
 		CHECK(f->full_at == BLOOM_NEVER_FULL);
@@ -249,7 +249,7 @@ test_full_rows_and_full_at(void)
 	{
 		uint64_t	before = f->inserted;
 
-		bloom_insert(f, value(v++));
+		bf_insert(f, value(v++));
 		if (f->full_at != BLOOM_NEVER_FULL)
 			CHECK_EQ_U64(f->full_at, before);
 	}
@@ -262,7 +262,7 @@ test_full_rows_and_full_at(void)
 		int64_t		first = f->full_at;
 
 		for (int i = 0; i < 5000; i++)
-			bloom_insert(f, value(v++));
+			bf_insert(f, value(v++));
 		CHECK(f->full_at == first);
 	}
 	free(f);
@@ -279,21 +279,21 @@ test_set_operations(void)
 	uint64_t	missed = 0;
 
 	for (uint64_t v = 0; v < 3000; v++)
-		bloom_insert(a, value(v));		/* overfull: a has full_at */
+		bf_insert(a, value(v));		/* overfull: a has full_at */
 	for (uint64_t v = 10000; v < 10300; v++)
-		bloom_insert(b, value(v));
+		bf_insert(b, value(v));
 	CHECK(a->full_at > 0);
 	CHECK(b->full_at == BLOOM_NEVER_FULL);
 
 	u = copy_filter(b);
-	bloom_union_into(u, a);
+	bf_union_into(u, a);
 	CHECK(matrix_counters_consistent(u));
 	CHECK(u->full_at == a->full_at);
 	CHECK_EQ_U64(u->inserted, 3300);
 	for (uint64_t v = 0; v < 3000; v++)
-		missed += !bloom_query(u, value(v));
+		missed += !bf_query(u, value(v));
 	for (uint64_t v = 10000; v < 10300; v++)
-		missed += !bloom_query(u, value(v));
+		missed += !bf_query(u, value(v));
 	CHECK_EQ_U64(missed, 0);
 
 	CHECK_EQ_U64(matrix_union_full_at(5, 3), 3);
@@ -301,10 +301,10 @@ test_set_operations(void)
 	CHECK(matrix_union_full_at(BLOOM_NEVER_FULL, BLOOM_NEVER_FULL) == BLOOM_NEVER_FULL);
 
 	x = copy_filter(u);
-	bloom_intersect_into(x, b);
+	bf_intersect_into(x, b);
 	CHECK(matrix_counters_consistent(x));
 	CHECK(x->full_at == BLOOM_NEVER_FULL);
-	CHECK(bloom_equal(x, b));	/* b's bits are a subset of u's */
+	CHECK(bf_equal(x, b));	/* b's bits are a subset of u's */
 	free(a);
 	free(b);
 	free(u);
@@ -323,40 +323,40 @@ test_wire(void)
 	char		err[BLOOM_ERRBUF_SIZE];
 
 	for (uint64_t v = 0; v < 2000; v++)
-		bloom_insert(f, value(v));
+		bf_insert(f, value(v));
 	CHECK(f->full_at > 0);
-	len = bloom_wire_bytes(f);
+	len = bf_wire_bytes(f);
 	CHECK_EQ_U64(len, BLOOM_WIRE_HEADER_BYTES + 8 * ((600 + 63) / 64));
 	buf = malloc(len);
-	bloom_serialize(f, buf);
-	CHECK(bloom_wire_check(buf, len, &struct_bytes, err));
-	CHECK_EQ_U64(struct_bytes, bloom_struct_bytes(600) + 6 * 8);
+	bf_serialize(f, buf);
+	CHECK(bf_wire_check(buf, len, &struct_bytes, err));
+	CHECK_EQ_U64(struct_bytes, bf_struct_bytes(600) + 6 * 8);
 	g = calloc(1, struct_bytes);
-	bloom_deserialize(buf, len, g);
-	CHECK(bloom_struct_check(g, struct_bytes, err));
-	CHECK(bloom_equal(f, g));
+	bf_deserialize(buf, len, g);
+	CHECK(bf_struct_check(g, struct_bytes, err));
+	CHECK(bf_equal(f, g));
 	CHECK(g->full_at == f->full_at);
 	CHECK(memcmp(f, g, struct_bytes) == 0);	/* counters included */
 	/* the in-memory guard rejects a size without the counters */
-	CHECK(!bloom_struct_check(g, bloom_struct_bytes(600), err));
+	CHECK(!bf_struct_check(g, bf_struct_bytes(600), err));
 
 	/* hostile headers */
 	buf[32] = 4;				/* rows 4 with 3 locators */
-	CHECK(!bloom_wire_check(buf, len, &struct_bytes, err));
+	CHECK(!bf_wire_check(buf, len, &struct_bytes, err));
 	buf[32] = 6;
 	buf[36] = 4;				/* 4 locators do not divide 6 rows */
-	CHECK(!bloom_wire_check(buf, len, &struct_bytes, err));
+	CHECK(!bf_wire_check(buf, len, &struct_bytes, err));
 	buf[36] = 3;
 	memset(buf + 44, 0xff, 8);	/* full_at -1: fine */
-	CHECK(bloom_wire_check(buf, len, &struct_bytes, err));
+	CHECK(bf_wire_check(buf, len, &struct_bytes, err));
 	buf[44] = 0xfe;				/* full_at -2 */
-	CHECK(!bloom_wire_check(buf, len, &struct_bytes, err));
+	CHECK(!bf_wire_check(buf, len, &struct_bytes, err));
 	memset(buf + 44, 0, 8);
 	put_le64(buf + 44, 2000);	/* full_at 2000 >= inserted 2000 */
-	CHECK(!bloom_wire_check(buf, len, &struct_bytes, err));
+	CHECK(!bf_wire_check(buf, len, &struct_bytes, err));
 	CHECK(strstr(err, "full_at") != NULL);
 	put_le64(buf + 44, 1999);
-	CHECK(bloom_wire_check(buf, len, &struct_bytes, err));
+	CHECK(bf_wire_check(buf, len, &struct_bytes, err));
 	free(buf);
 	free(f);
 	free(g);
@@ -371,13 +371,13 @@ measured_fpp(double capacity, double fpp, BloomShape *shape)
 	uint64_t	fp = 0,
 				probes = 200000;
 
-	if (!bloom_shape_for(capacity, fpp, BLOOM_LAYOUT_MATRIX, shape, err))
+	if (!bf_shape_for(capacity, fpp, BLOOM_LAYOUT_MATRIX, shape, err))
 		return -1;
 	f = new_filter(shape);
 	for (uint64_t v = 0; v < (uint64_t) capacity; v++)
-		bloom_insert(f, value(v));
+		bf_insert(f, value(v));
 	for (uint64_t v = 0; v < probes; v++)
-		fp += bloom_query(f, value(UINT64_C(1) << 40 | v));
+		fp += bf_query(f, value(UINT64_C(1) << 40 | v));
 	free(f);
 	return (double) fp / probes;
 }
@@ -389,18 +389,18 @@ test_sizing(void)
 	char		err[BLOOM_ERRBUF_SIZE];
 	double		p;
 
-	CHECK(bloom_shape_for(100000, 0.01, BLOOM_LAYOUT_MATRIX, &s, err));
+	CHECK(bf_shape_for(100000, 0.01, BLOOM_LAYOUT_MATRIX, &s, err));
 	CHECK_EQ_U64(s.rows, BLOOM_MATRIX_DEFAULT_ROWS);
 	CHECK_EQ_U64(s.locators, BLOOM_MATRIX_DEFAULT_LOCATORS);
 	CHECK_EQ_U64(s.nhashes, 8);		/* round(log2(2 / 0.01)) = round(7.64) */
 	CHECK_EQ_U64(s.nbits % (64 * s.rows), 0);
 	/* ceil(-1e5 ln(0.005) / ln(2)^2) = 1102775 bits, rows of whole words */
 	CHECK_EQ_U64(s.nbits, 8 * 137856);
-	CHECK(bloom_shape_for(1, 0.5, BLOOM_LAYOUT_MATRIX, &s, err));
+	CHECK(bf_shape_for(1, 0.5, BLOOM_LAYOUT_MATRIX, &s, err));
 	CHECK_EQ_U64(s.nbits, 8 * 64);
-	CHECK(!bloom_shape_for(1e300, 0.01, BLOOM_LAYOUT_MATRIX, &s, err));
-	CHECK(!bloom_shape_for(100, 1e-30, BLOOM_LAYOUT_MATRIX, &s, err));
-	CHECK(!bloom_shape_for(0, 0.01, BLOOM_LAYOUT_MATRIX, &s, err));
+	CHECK(!bf_shape_for(1e300, 0.01, BLOOM_LAYOUT_MATRIX, &s, err));
+	CHECK(!bf_shape_for(100, 1e-30, BLOOM_LAYOUT_MATRIX, &s, err));
+	CHECK(!bf_shape_for(0, 0.01, BLOOM_LAYOUT_MATRIX, &s, err));
 
 	/* the rule meets the request at capacity (sampling error ~2% at 0.01) */
 	p = measured_fpp(100000, 0.01, &s);
@@ -420,13 +420,13 @@ test_estimate_fpp(void)
 	BloomFilter *f = new_matrix(8, 8192, 7, 2);
 	uint64_t	fp = 0;
 
-	CHECK(bloom_estimate_fpp(f) == 0.0);
+	CHECK(bf_estimate_fpp(f) == 0.0);
 	for (uint64_t v = 0; v < 5000; v++)
-		bloom_insert(f, value(v));
+		bf_insert(f, value(v));
 	for (uint64_t v = 0; v < 200000; v++)
-		fp += bloom_query(f, value(UINT64_C(1) << 41 | v));
+		fp += bf_query(f, value(UINT64_C(1) << 41 | v));
 	/* the estimate from the rows' fills agrees with measurement within 15% */
-	CHECK_NEAR(bloom_estimate_fpp(f) / ((double) fp / 200000), 1.0, 0.15);
+	CHECK_NEAR(bf_estimate_fpp(f) / ((double) fp / 200000), 1.0, 0.15);
 	free(f);
 }
 

@@ -26,7 +26,7 @@ static void
 row_hashes(const uint64_t *values, int nattrs, uint64_t *h)
 {
 	for (int i = 0; i < nattrs; i++)
-		h[i] = hash_int(values[i], multibloom_attr_seed(i + 1));
+		h[i] = hash_int(values[i], mbf_attr_seed(i + 1));
 }
 
 static MultiBloom *
@@ -39,14 +39,14 @@ new_multibloom(int nattrs, double capacity, double fpp, uint64_t *bytes)
 
 	for (int i = 0; i < nattrs; i++)
 		caps[i] = capacity;
-	if (!multibloom_shapes_for(nattrs, caps, capacity, fpp, shapes, err) ||
-		!multibloom_struct_bytes(nattrs, shapes, bytes, err))
+	if (!mbf_shapes_for(nattrs, caps, capacity, fpp, shapes, err) ||
+		!mbf_struct_bytes(nattrs, shapes, bytes, err))
 	{
 		fprintf(stderr, "cannot size: %s\n", err);
 		exit(1);
 	}
 	mb = calloc(1, *bytes);
-	multibloom_init(mb, nattrs, shapes);
+	mbf_init(mb, nattrs, shapes);
 	return mb;
 }
 
@@ -57,7 +57,7 @@ add_values(MultiBloom *mb, const uint64_t *values)
 	bool		isnull[MULTIBLOOM_MAX_ATTRS] = {0};
 
 	row_hashes(values, mb->nattrs, h);
-	multibloom_add_row(mb, h, isnull);
+	mbf_add_row(mb, h, isnull);
 }
 
 static bool
@@ -66,7 +66,7 @@ query_values(const MultiBloom *mb, const uint64_t *values, const bool *isnull)
 	uint64_t	h[MULTIBLOOM_MAX_ATTRS];
 
 	row_hashes(values, mb->nattrs, h);
-	return multibloom_query_row(mb, h, isnull);
+	return mbf_query_row(mb, h, isnull);
 }
 
 static void
@@ -77,14 +77,14 @@ test_row_hash(void)
 				a[1] = {1},
 				ab0[3] = {1, 2, 0};
 
-	CHECK(multibloom_row_hash(ab, 2) != multibloom_row_hash(ba, 2));
-	CHECK(multibloom_row_hash(ab, 2) == multibloom_row_hash(ab, 2));
-	CHECK(multibloom_row_hash(ab, 1) == multibloom_row_hash(a, 1));
+	CHECK(mbf_row_hash(ab, 2) != mbf_row_hash(ba, 2));
+	CHECK(mbf_row_hash(ab, 2) == mbf_row_hash(ab, 2));
+	CHECK(mbf_row_hash(ab, 1) == mbf_row_hash(a, 1));
 	/* a row is not its own prefix, nor the prefix padded with a zero hash */
-	CHECK(multibloom_row_hash(ab, 2) != multibloom_row_hash(a, 1));
-	CHECK(multibloom_row_hash(ab, 2) != multibloom_row_hash(ab0, 3));
+	CHECK(mbf_row_hash(ab, 2) != mbf_row_hash(a, 1));
+	CHECK(mbf_row_hash(ab, 2) != mbf_row_hash(ab0, 3));
 	/* pinned: the value is part of the binary format of stored filters */
-	CHECK_EQ_U64(multibloom_row_hash(ab, 2), UINT64_C(0xa6ac6a00e3f501cc));
+	CHECK_EQ_U64(mbf_row_hash(ab, 2), UINT64_C(0xa6ac6a00e3f501cc));
 
 	/* one changed attribute flips about half of the bits */
 	{
@@ -95,7 +95,7 @@ test_row_hash(void)
 			uint64_t	x[2] = {i, 7},
 						y[2] = {i, 8};
 
-			total += __builtin_popcountll(multibloom_row_hash(x, 2) ^ multibloom_row_hash(y, 2));
+			total += __builtin_popcountll(mbf_row_hash(x, 2) ^ mbf_row_hash(y, 2));
 		}
 		CHECK_NEAR(total / 1000.0, 32.0, 1.0);
 	}
@@ -112,7 +112,7 @@ test_sizing(void)
 	for (int i = 0; i <= MULTIBLOOM_MAX_ATTRS; i++)
 		caps[i] = 1000;
 	caps[1] = 10;
-	CHECK(multibloom_shapes_for(2, caps, 5000, 0.01, shapes, err));
+	CHECK(mbf_shapes_for(2, caps, 5000, 0.01, shapes, err));
 	/* each part is bloom's own shape for its capacity, with its seed */
 	CHECK_EQ_U64(shapes[0].nbits, 9600);
 	CHECK_EQ_U64(shapes[1].nbits, 128);
@@ -121,20 +121,20 @@ test_sizing(void)
 	CHECK_EQ_U64(shapes[0].seed, 1);
 	CHECK_EQ_U64(shapes[1].seed, 2);
 	CHECK_EQ_U64(shapes[2].seed, MULTIBLOOM_VERIFY_SEED);
-	CHECK(multibloom_struct_bytes(2, shapes, &bytes, err));
+	CHECK(mbf_struct_bytes(2, shapes, &bytes, err));
 	CHECK_EQ_U64(bytes, 24 + 3 * 8 + (64 + 9600 / 8) + (64 + 128 / 8) + (64 + 47936 / 8));
 
-	CHECK(!multibloom_shapes_for(0, caps, 10, 0.01, shapes, err));
+	CHECK(!mbf_shapes_for(0, caps, 10, 0.01, shapes, err));
 	CHECK(strstr(err, "between 1 and 32") != NULL);
-	CHECK(!multibloom_shapes_for(33, caps, 10, 0.01, shapes, err));
-	CHECK(multibloom_shapes_for(32, caps, 10, 0.01, shapes, err));
-	CHECK(!multibloom_shapes_for(2, caps, 10, 1.5, shapes, err));
-	CHECK(!multibloom_shapes_for(2, caps, 0, 0.01, shapes, err));
+	CHECK(!mbf_shapes_for(33, caps, 10, 0.01, shapes, err));
+	CHECK(mbf_shapes_for(32, caps, 10, 0.01, shapes, err));
+	CHECK(!mbf_shapes_for(2, caps, 10, 1.5, shapes, err));
+	CHECK(!mbf_shapes_for(2, caps, 0, 0.01, shapes, err));
 	CHECK(strstr(err, "verification filter") != NULL);
 	/* a part of almost 1 GB each: the sum is over the limit */
 	caps[0] = caps[1] = 8e8;
-	CHECK(multibloom_shapes_for(2, caps, 8e8, 0.01, shapes, err));
-	CHECK(!multibloom_struct_bytes(2, shapes, &bytes, err));
+	CHECK(mbf_shapes_for(2, caps, 8e8, 0.01, shapes, err));
+	CHECK(!mbf_struct_bytes(2, shapes, &bytes, err));
 	CHECK(strstr(err, "1 GB") != NULL);
 }
 
@@ -211,10 +211,10 @@ test_wildcards_and_nulls(void)
 
 	/* a row (10, NULL, 30): its attributes are found, the whole row never */
 	row_hashes(v, 3, h);
-	multibloom_add_row(mb, h, with_null);
-	CHECK_EQ_U64(multibloom_verify_part(mb)->inserted, 0);
-	CHECK_EQ_U64(multibloom_part_c(mb, 0)->inserted, 1);
-	CHECK_EQ_U64(multibloom_part_c(mb, 1)->inserted, 0);
+	mbf_add_row(mb, h, with_null);
+	CHECK_EQ_U64(mbf_verify_part(mb)->inserted, 0);
+	CHECK_EQ_U64(mbf_part_c(mb, 0)->inserted, 1);
+	CHECK_EQ_U64(mbf_part_c(mb, 1)->inserted, 0);
 	CHECK(query_values(mb, v, with_null));
 	CHECK(query_values(mb, v, first_only));
 	CHECK(!query_values(mb, v, second_only));
@@ -254,17 +254,17 @@ test_union_and_equal(void)
 		add_values(i % 2 ? a : b, v);
 		add_values(ab, v);
 	}
-	CHECK(!multibloom_equal(a, ab));
-	CHECK(multibloom_compatible(a, b, err));
-	multibloom_union_into(a, b);
-	CHECK(multibloom_equal(a, ab));
+	CHECK(!mbf_equal(a, ab));
+	CHECK(mbf_compatible(a, b, err));
+	mbf_union_into(a, b);
+	CHECK(mbf_equal(a, ab));
 	CHECK_EQ_U64(a->rows, 300);
-	CHECK(!multibloom_compatible(a, other, err));
+	CHECK(!mbf_compatible(a, other, err));
 	CHECK(strstr(err, "attribute 1: first filter is (classic, 9600 bits") != NULL);
-	CHECK(!multibloom_compatible(a, three, err));
+	CHECK(!mbf_compatible(a, three, err));
 	CHECK_STR(err, "first filter has 2 attributes, second has 3");
-	CHECK(!multibloom_equal(a, three));
-	multibloom_describe(a, err, sizeof(err));
+	CHECK(!mbf_equal(a, three));
+	mbf_describe(a, err, sizeof(err));
 	CHECK_STR(err, "2 attributes; attribute 1: classic, 9600 bits, 7 hashes, seed 1; "
 			  "attribute 2: classic, 9600 bits, 7 hashes, seed 2; "
 			  "verification filter: classic, 9600 bits, 7 hashes, seed 0");
@@ -294,35 +294,35 @@ test_wire(void)
 
 		add_values(mb, v);
 	}
-	CHECK(multibloom_struct_check(mb, bytes, err));
-	wire = multibloom_wire_bytes(mb, bytes);
+	CHECK(mbf_struct_check(mb, bytes, err));
+	wire = mbf_wire_bytes(mb, bytes);
 	CHECK_EQ_U64(wire + 4 + 4 * 4, bytes);
 	buf = malloc(wire);
-	multibloom_serialize(mb, bytes, buf);
-	CHECK(multibloom_wire_check(buf, wire, &struct_bytes, err));
+	mbf_serialize(mb, bytes, buf);
+	CHECK(mbf_wire_check(buf, wire, &struct_bytes, err));
 	CHECK_EQ_U64(struct_bytes, bytes);
 	back = calloc(1, struct_bytes);
-	multibloom_deserialize(buf, wire, back);
-	CHECK(multibloom_struct_check(back, struct_bytes, err));
-	CHECK(multibloom_equal(mb, back));
+	mbf_deserialize(buf, wire, back);
+	CHECK(mbf_struct_check(back, struct_bytes, err));
+	CHECK(mbf_equal(mb, back));
 	CHECK_EQ_U64(back->rows, 40);
 	CHECK(memcmp((char *) mb + 4, (char *) back + 4, bytes - 4) == 0);
 
 	/* every truncation and one extra byte are rejected */
 	for (uint64_t len = 0; len < wire; len++)
-		rejected_all &= !multibloom_wire_check(buf, len, &struct_bytes, err);
+		rejected_all &= !mbf_wire_check(buf, len, &struct_bytes, err);
 	CHECK(rejected_all);
 	bad = malloc(wire + 1);
 	memcpy(bad, buf, wire);
 	bad[wire] = 0;
-	CHECK(!multibloom_wire_check(bad, wire + 1, &struct_bytes, err));
+	CHECK(!mbf_wire_check(bad, wire + 1, &struct_bytes, err));
 
 	/* each header field */
 #define EXPECT_BAD(offset, value, text) \
 	do { \
 		memcpy(bad, buf, wire); \
 		bad[offset] = (value); \
-		CHECK(!multibloom_wire_check(bad, wire, &struct_bytes, err)); \
+		CHECK(!mbf_wire_check(bad, wire, &struct_bytes, err)); \
 		CHECK(strstr(err, text) != NULL); \
 	} while (0)
 	EXPECT_BAD(0, 0, "version 0");
@@ -343,34 +343,34 @@ test_wire(void)
 	EXPECT_BAD(52 + 12, 7, "attribute 1 has seed 7");
 	EXPECT_BAD(52 + 4, 0xff, "attribute 1");
 	{
-		uint64_t	verify_at = wire - bloom_wire_bytes(multibloom_verify_part(mb));
+		uint64_t	verify_at = wire - bf_wire_bytes(mbf_verify_part(mb));
 
 		EXPECT_BAD(verify_at + 12, 1, "verification filter has seed 1");
 		EXPECT_BAD(verify_at + 40, 1, "verification filter: reserved");
 	}
-	CHECK(!multibloom_wire_check(buf, 0, &struct_bytes, err));
+	CHECK(!mbf_wire_check(buf, 0, &struct_bytes, err));
 
 	/* the in-memory check: offsets, sizes, seeds */
 	memcpy(back, mb, bytes);
-	CHECK(!multibloom_struct_check(back, bytes - 8, err));
-	CHECK(!multibloom_struct_check(back, bytes + 8, err));
-	CHECK(!multibloom_struct_check(back, 10, err));
+	CHECK(!mbf_struct_check(back, bytes - 8, err));
+	CHECK(!mbf_struct_check(back, bytes + 8, err));
+	CHECK(!mbf_struct_check(back, 10, err));
 	back->offsets[1] += 8;
-	CHECK(!multibloom_struct_check(back, bytes, err));
+	CHECK(!mbf_struct_check(back, bytes, err));
 	CHECK(strstr(err, "attribute 1: value of") != NULL);
 	memcpy(back, mb, bytes);
 	back->offsets[0] -= 8;
-	CHECK(!multibloom_struct_check(back, bytes, err));
+	CHECK(!mbf_struct_check(back, bytes, err));
 	CHECK(strstr(err, "attribute 1 starts at") != NULL);
 	memcpy(back, mb, bytes);
 	back->offsets[0] = UINT64_MAX - 4;
-	CHECK(!multibloom_struct_check(back, bytes, err));
+	CHECK(!mbf_struct_check(back, bytes, err));
 	memcpy(back, mb, bytes);
 	back->nattrs = 200;
-	CHECK(!multibloom_struct_check(back, bytes, err));
+	CHECK(!mbf_struct_check(back, bytes, err));
 	memcpy(back, mb, bytes);
-	multibloom_part(back, 2)->seed = 9;
-	CHECK(!multibloom_struct_check(back, bytes, err));
+	mbf_part(back, 2)->seed = 9;
+	CHECK(!mbf_struct_check(back, bytes, err));
 	CHECK_STR(err, "attribute 3 has seed 9, expected 3");
 
 	free(buf);
@@ -389,14 +389,14 @@ test_fuzz(void)
 	uint64_t	bytes,
 				struct_bytes;
 	MultiBloom *mb = new_multibloom(2, 20, 0.1, &bytes);
-	uint64_t	wire = multibloom_wire_bytes(mb, bytes);
+	uint64_t	wire = mbf_wire_bytes(mb, bytes);
 	uint8_t    *buf = malloc(wire),
 			   *bad = malloc(wire);
 	char		err[BLOOM_ERRBUF_SIZE];
 	int			accepted = 0,
 				consistent = 0;
 
-	multibloom_serialize(mb, bytes, buf);
+	mbf_serialize(mb, bytes, buf);
 	for (uint64_t round = 0; round < 20000; round++)
 	{
 		uint64_t	r = hash_int(round, 99);
@@ -405,13 +405,13 @@ test_fuzz(void)
 		memcpy(bad, buf, wire);
 		bad[r % wire] ^= (uint8_t) (1 + (r >> 32) % 255);
 		bad[(r >> 16) % wire] ^= (uint8_t) (r >> 8);
-		if (multibloom_wire_check(bad, (size_t) len, &struct_bytes, err))
+		if (mbf_wire_check(bad, (size_t) len, &struct_bytes, err))
 		{
 			MultiBloom *back = calloc(1, struct_bytes);
 
 			accepted++;
-			multibloom_deserialize(bad, (size_t) len, back);
-			consistent += multibloom_struct_check(back, struct_bytes, err);
+			mbf_deserialize(bad, (size_t) len, back);
+			consistent += mbf_struct_check(back, struct_bytes, err);
 			free(back);
 		}
 	}

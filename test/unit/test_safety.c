@@ -20,7 +20,7 @@ classic_shapes(int nattrs, const uint64_t *nbits, BloomShape *shapes)
 		shapes[i].layout = BLOOM_LAYOUT_CLASSIC;
 		shapes[i].nbits = nbits[i];
 		shapes[i].nhashes = 5;
-		shapes[i].seed = i == nattrs ? MULTIBLOOM_VERIFY_SEED : multibloom_attr_seed(i + 1);
+		shapes[i].seed = i == nattrs ? MULTIBLOOM_VERIFY_SEED : mbf_attr_seed(i + 1);
 	}
 }
 
@@ -30,19 +30,19 @@ new_mb(int nattrs, const BloomShape *shapes, bool autosized, uint64_t *total)
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 	MultiBloom *mb;
 
-	if (!multibloom_struct_bytes(nattrs, shapes, total, errbuf))
+	if (!mbf_struct_bytes(nattrs, shapes, total, errbuf))
 	{
 		fprintf(stderr, "%s\n", errbuf);
 		abort();
 	}
 	mb = calloc(1, *total);
 	mb->vl_len_ = (int32_t) *total;
-	multibloom_init(mb, nattrs, shapes);
+	mbf_init(mb, nattrs, shapes);
 	if (autosized)
 	{
 		mb->flags |= MULTIBLOOM_FLAG_AUTOSIZED;
 		for (int i = 0; i <= nattrs; i++)
-			multibloom_part(mb, i)->flags |= BLOOM_FLAG_AUTOSIZED;
+			mbf_part(mb, i)->flags |= BLOOM_FLAG_AUTOSIZED;
 	}
 	return mb;
 }
@@ -90,33 +90,33 @@ test_multibloom_union_folds_per_part(void)
 	for (uint64_t r = 0; r < 30; r++)
 	{
 		row(r, h, isnull);
-		multibloom_add_row(a, h, isnull);
+		mbf_add_row(a, h, isnull);
 		row(1000 + r, h, isnull);
-		multibloom_add_row(b, h, isnull);
+		mbf_add_row(b, h, isnull);
 	}
-	CHECK(multibloom_compatible(a, b, errbuf));
-	CHECK(!multibloom_union_fits(a, b));
-	CHECK(!multibloom_union_fits(b, a));
+	CHECK(mbf_compatible(a, b, errbuf));
+	CHECK(!mbf_union_fits(a, b));
+	CHECK(!mbf_union_fits(b, a));
 
-	multibloom_union_shapes(a, b, su);
-	multibloom_union_shapes(b, a, sv);
+	mbf_union_shapes(a, b, su);
+	mbf_union_shapes(b, a, sv);
 	CHECK_EQ_U64(su[0].nbits, 128);
 	CHECK_EQ_U64(su[1].nbits, 64);
 	CHECK_EQ_U64(su[2].nbits, 64);
 	u = new_mb(2, su, false, &tu);
 	v = new_mb(2, sv, false, &tv);
-	multibloom_union_build(u, a, b);
-	multibloom_union_build(v, b, a);
-	CHECK(multibloom_struct_check(u, tu, errbuf));
-	CHECK(multibloom_equal(u, v));
+	mbf_union_build(u, a, b);
+	mbf_union_build(v, b, a);
+	CHECK(mbf_struct_check(u, tu, errbuf));
+	CHECK(mbf_equal(u, v));
 	CHECK_EQ_U64(u->rows, 60);
 	CHECK(u->flags & MULTIBLOOM_FLAG_AUTOSIZED);
 	for (uint64_t r = 0; r < 30; r++)
 	{
 		row(r, h, isnull);
-		missed += !multibloom_query_row(u, h, isnull);
+		missed += !mbf_query_row(u, h, isnull);
 		row(1000 + r, h, isnull);
-		missed += !multibloom_query_row(u, h, isnull);
+		missed += !mbf_query_row(u, h, isnull);
 	}
 	CHECK_EQ_U64(missed, 0);
 
@@ -126,10 +126,10 @@ test_multibloom_union_folds_per_part(void)
 		uint64_t	tw;
 
 		w = new_mb(2, su, true, &tw);
-		multibloom_union_build(w, a, b);
-		CHECK(multibloom_union_fits(w, a));
-		multibloom_union_into(w, a);
-		CHECK(multibloom_equal(w, u));
+		mbf_union_build(w, a, b);
+		CHECK(mbf_union_fits(w, a));
+		mbf_union_into(w, a);
+		CHECK(mbf_equal(w, u));
 		free(w);
 	}
 	free(a);
@@ -168,29 +168,29 @@ test_multibloom_matrix_part_roundtrip(void)
 	shapes[1].rows = 2;
 	shapes[1].locators = 1;
 	mb = new_mb(2, shapes, false, &total);
-	CHECK(total == multibloom_header_bytes(2) + bloom_shape_bytes(&shapes[0]) +
-		  bloom_shape_bytes(&shapes[1]) + bloom_shape_bytes(&shapes[2]));
-	CHECK(multibloom_struct_check(mb, total, errbuf));
+	CHECK(total == mbf_header_bytes(2) + bf_shape_bytes(&shapes[0]) +
+		  bf_shape_bytes(&shapes[1]) + bf_shape_bytes(&shapes[2]));
+	CHECK(mbf_struct_check(mb, total, errbuf));
 	for (uint64_t r = 0; r < 10; r++)
 	{
 		row(r, h, isnull);
-		multibloom_add_row(mb, h, isnull);
+		mbf_add_row(mb, h, isnull);
 	}
-	len = multibloom_wire_bytes(mb, total);
+	len = mbf_wire_bytes(mb, total);
 	wire = malloc(len);
-	multibloom_serialize(mb, total, wire);
-	CHECK(multibloom_wire_check(wire, len, &checked, errbuf));
+	mbf_serialize(mb, total, wire);
+	CHECK(mbf_wire_check(wire, len, &checked, errbuf));
 	CHECK_EQ_U64(checked, total);
 	back = calloc(1, checked);
 	back->vl_len_ = (int32_t) checked;
-	multibloom_deserialize(wire, len, back);
-	CHECK(multibloom_struct_check(back, checked, errbuf));
-	CHECK(multibloom_equal(mb, back));
+	mbf_deserialize(wire, len, back);
+	CHECK(mbf_struct_check(back, checked, errbuf));
+	CHECK(mbf_equal(mb, back));
 	CHECK_EQ_U64(back->offsets[2], mb->offsets[2]);
 	for (uint64_t r = 0; r < 10; r++)
 	{
 		row(r, h, isnull);
-		CHECK(multibloom_query_row(back, h, isnull));
+		CHECK(mbf_query_row(back, h, isnull));
 	}
 	free(wire);
 	free(mb);
