@@ -2,7 +2,7 @@
 # Reproduces Table 1 of the M-BMBF paper (k = 10, rows of m = 131072 bits,
 # r = 8 and 16, s = 1, 2, 4, 8) with the extension's core, next to a classic
 # filter of the same bits holding the same values.  Writes
-# doc/matrix-table1-results.md.
+# bench/results/matrix-table1-results.md.
 #
 #   bench/matrix_table1.sh [probes]          (default 10^7 probes per filter)
 #
@@ -12,7 +12,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 probes=${1:-10000000}
-out=doc/matrix-table1-results.md
+out=bench/results/matrix-table1-results.md
 bin=${TMPDIR:-/tmp}/bloomfilter-matrix-table1.$$
 trap 'rm -f "$bin"' EXIT
 
