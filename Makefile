@@ -3,9 +3,11 @@ EXTENSION = bloomfilter
 EXTVERSION = 1.0
 MODULE_big = bloomfilter
 
-# Plain-C algorithm files (no PostgreSQL headers) and PostgreSQL glue.
-CORE_SRCS = $(sort $(wildcard src/*_core.c))
-GLUE_SRCS = $(filter-out $(CORE_SRCS),$(sort $(wildcard src/*.c)))
+# The plain-C core (src/core/, no PostgreSQL headers; doc/architecture.md)
+# and the PostgreSQL glue (src/*.c), which includes it as "core/....h".
+CORE_SRCS = $(sort $(wildcard src/core/*.c))
+CORE_HDRS = $(sort $(wildcard src/core/*.h))
+GLUE_SRCS = $(sort $(wildcard src/*.c))
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 # The install script is assembled from one piece per topic (sql/install/NN_*.sql).
@@ -30,16 +32,17 @@ include $(PGXS)
 sql/$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PIECES)
 	cat $^ > $@
 
-# C unit tests of the plain-C algorithms (no server needed): one program per
-# test/unit/test_*.c, each linked with every src/*_core.c.
-UNIT_CFLAGS = -O2 -g -std=c99 -Wall -Wextra -Werror -Isrc
+# C unit tests of the plain-C core (no server needed): one program per
+# test/unit/test_*.c, each linked with every src/core/*.c.  Sources include
+# "core/....h" and the shared helpers of test/unit/unit.h.
+UNIT_CFLAGS = -O2 -g -std=c99 -Wall -Wextra -Werror -Isrc -Itest/unit
 UNIT_TESTS = $(patsubst %.c,%,$(sort $(wildcard test/unit/test_*.c)))
 EXTRA_CLEAN += $(UNIT_TESTS)
 
 unit: $(UNIT_TESTS)
 	@status=0; for t in $(UNIT_TESTS); do ./$$t || status=1; done; exit $$status
 
-test/unit/test_%: test/unit/test_%.c test/unit/unit.h $(CORE_SRCS) $(wildcard src/*_core.h)
+test/unit/test_%: test/unit/test_%.c test/unit/unit.h $(CORE_SRCS) $(CORE_HDRS)
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(CORE_SRCS) -lm
 
 .PHONY: unit
@@ -53,15 +56,15 @@ test/unit/test_%: test/unit/test_%.c test/unit/unit.h $(CORE_SRCS) $(wildcard sr
 # A crash leaves test/fuzz/work/<harness>-crash-*; rerun with test/fuzz/<harness> FILE.
 FUZZ_CC ?= clang-14
 FUZZ_SECONDS ?= 600
-FUZZ_CFLAGS = -g -O1 -std=c99 -Isrc -fsanitize=fuzzer,address,undefined \
+FUZZ_CFLAGS = -g -O1 -std=c99 -Isrc -Itest/fuzz -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_HARNESSES = $(patsubst %.c,%,$(sort $(wildcard test/fuzz/fuzz_*.c)))
 EXTRA_CLEAN += $(FUZZ_HARNESSES) test/fuzz/make_seeds test/fuzz/work
 
-test/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(CORE_SRCS) $(wildcard src/*_core.h)
+test/fuzz/fuzz_%: test/fuzz/fuzz_%.c test/fuzz/fuzz.h $(CORE_SRCS) $(CORE_HDRS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(CORE_SRCS) -lm
 
-test/fuzz/make_seeds: test/fuzz/make_seeds.c $(CORE_SRCS) $(wildcard src/*_core.h)
+test/fuzz/make_seeds: test/fuzz/make_seeds.c $(CORE_SRCS) $(CORE_HDRS)
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(CORE_SRCS) -lm
 
 fuzz-seeds: test/fuzz/make_seeds
@@ -93,6 +96,7 @@ valgrind-check:
 
 .PHONY: sanitize-check valgrind-check
 
-# Every object depends on every header of src/ (a small project: simpler than
-# generated dependency files, and a changed header never links stale code).
-$(OBJS): $(wildcard src/*.h)
+# Every object depends on every header of src/ and src/core/ (a small
+# project: simpler than generated dependency files, and a changed header
+# never links stale code).
+$(OBJS): $(wildcard src/*.h) $(CORE_HDRS)

@@ -13,22 +13,20 @@
  *	  values that were never added, as in a selective prefilter; the memory
  *	  traffic of a probe depends only on the fill, not on which bits are set.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "unit.h"				/* the unit tests' values (hash_int) */
 
-#include "bloom_core.h"
+#include "core/filter.h"
 
+/* splitmix64: hash_int of a counter that steps by its increment */
 static uint64_t rng_state = 0x853c49e6748fea9bULL;
 
 static uint64_t
 next_random(void)
 {
-	uint64_t	z = (rng_state += 0x9e3779b97f4a7c15ULL);
+	uint64_t	v = rng_state;
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	rng_state += UINT64_C(0x9e3779b97f4a7c15);
+	return hash_int(v);
 }
 
 int

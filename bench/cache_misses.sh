@@ -16,8 +16,7 @@ L1=${L1_CACHE:-49152,12,64}
 L2=${L2_CACHE:-1048576,8,64}
 L3=${L3_CACHE:-33554432,16,64}
 out=$(mktemp -d)
-cc -O2 -std=c11 -Isrc -o "$out/cache_misses" bench/cache_misses.c src/bloom_core.c \
-	src/layout_blocked_core.c src/layout_matrix_core.c -lm
+cc -O2 -std=c11 -Isrc -Itest/unit -o "$out/cache_misses" bench/cache_misses.c src/core/*.c -lm
 misses() {	# LL-config layout capacity probes -> "instructions D1-misses LL-misses"
 	local ll=$1
 	shift

@@ -2,7 +2,7 @@
  * fpr_experiment.c
  *	  The false-positive rate of a classic Bloom filter for k = 1..5 hash
  *	  functions and m/n = 1..5 bits per value, measured with the extension's
- *	  core (src/bloom_core.c) against the textbook approximation
+ *	  core (src/core/) against the textbook approximation
  *	  (1 - e^{-kn/m})^k.
  *
  *	  For every (k, m/n): T independent trials; each builds a filter of
@@ -16,21 +16,9 @@
  *	  (defaults 100000, 1000000, 5, no data file).  Markdown on stdout; the
  *	  data file gets "k ratio measured stderr theory" lines for gnuplot.
  */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "unit.h"				/* the unit tests' values (hash_int) */
 
-#include "bloom_core.h"
-
-static uint64_t
-hash_int(uint64_t v)
-{
-	v += UINT64_C(0x9e3779b97f4a7c15);
-	v = (v ^ (v >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	v = (v ^ (v >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return v ^ (v >> 31);
-}
+#include "core/filter.h"
 
 int
 main(int argc, char **argv)
@@ -70,7 +58,7 @@ main(int argc, char **argv)
 
 			for (int t = 0; t < trials; t++)
 			{
-				BloomFilter *f = calloc(1, bf_struct_bytes(s.nbits));
+				BloomFilter *f = unit_new_filter(&s);
 				/* disjoint value ranges per trial and for the probes */
 				uint64_t	base = ((uint64_t) t << 48) | ((uint64_t) k << 44) | (ratio << 40);
 				uint64_t	fp = 0;
@@ -81,11 +69,10 @@ main(int argc, char **argv)
 					fprintf(stderr, "out of memory\n");
 					return 1;
 				}
-				bf_init(f, &s);
 				for (uint64_t v = 0; v < n; v++)
-					bf_insert(f, bf_hash_derive(hash_int(base + v)));
+					bf_insert(f, value(base + v));
 				for (uint64_t v = 0; v < probes; v++)
-					fp += bf_query(f, bf_hash_derive(hash_int(base + n + v)));
+					fp += bf_query(f, value(base + n + v));
 				rate = (double) fp / probes;
 				sum += rate;
 				sumsq += rate * rate;

@@ -1,7 +1,7 @@
 /*
  * matrix_table1.c
  *	  Reproduces Table 1 of Yang & Huang's M-BMBF paper with the extension's
- *	  own core (src/bloom_core.c, src/layout_matrix_core.c): for k = 10 and
+ *	  own core (src/core/filter.c, src/core/layout_matrix.c): for k = 10 and
  *	  rows of m = 131072 bits, r = 8 and 16 rows and s locators, how many
  *	  distinct values a matrix filter takes before the first value meets only
  *	  full candidate rows (full_at), and its false-positive rate holding
@@ -19,33 +19,15 @@
  *	  Usage: matrix_table1 [probes]     (default 10^7 probes per filter)
  *	  Output: a Markdown table on stdout.
  */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
-#include "bloom_core.h"
-#include "layout_matrix_core.h"
+#include "unit.h"				/* the unit tests' values (hash_int, value) */
+
+#include "core/filter.h"
 
 #define ROW_BITS	131072
 #define K			10
 #define PROBE_BASE	(UINT64_C(1) << 40)
-
-static uint64_t
-hash_int(uint64_t v)
-{
-	v += UINT64_C(0x9e3779b97f4a7c15);
-	v = (v ^ (v >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	v = (v ^ (v >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return v ^ (v >> 31);
-}
-
-static BloomHash
-value(uint64_t v)
-{
-	return bf_hash_derive(hash_int(v));
-}
 
 static double
 now(void)
@@ -59,21 +41,13 @@ now(void)
 static BloomFilter *
 new_filter(const BloomShape *s)
 {
-	char		err[BLOOM_ERRBUF_SIZE];
-	BloomFilter *f;
+	BloomFilter *f = unit_new_filter(s);
 
-	if (!bf_shape_check(s, err))
-	{
-		fprintf(stderr, "bad shape: %s\n", err);
-		exit(1);
-	}
-	f = calloc(1, bf_shape_bytes(s));
 	if (f == NULL)
 	{
 		fprintf(stderr, "out of memory\n");
 		exit(1);
 	}
-	bf_init(f, s);
 	return f;
 }
 

@@ -199,36 +199,6 @@ bloom_add(PG_FUNCTION_ARGS)
 	PG_RETURN_BLOOM(f);
 }
 
-/*
- * Values are hashed a batch at a time, their cache lines prefetched, then
- * inserted: with a filter larger than the cache the misses overlap.
- */
-#define INSERT_BATCH 16
-
-typedef struct InsertBatch
-{
-	int			n;
-	BloomHash	h[INSERT_BATCH];
-} InsertBatch;
-
-static void
-batch_flush(BloomFilter *f, InsertBatch *b)
-{
-	for (int i = 0; i < b->n; i++)
-		bf_prefetch(f, b->h[i]);
-	for (int i = 0; i < b->n; i++)
-		bf_insert(f, b->h[i]);
-	b->n = 0;
-}
-
-static inline void
-batch_add(BloomFilter *f, InsertBatch *b, BloomHash h)
-{
-	b->h[b->n++] = h;
-	if (b->n == INSERT_BATCH)
-		batch_flush(f, b);
-}
-
 /* bloom_add_all(f, values[]): a copy of f with every non-null element added. */
 Datum
 bloom_add_all(PG_FUNCTION_ARGS)
@@ -236,7 +206,7 @@ bloom_add_all(PG_FUNCTION_ARGS)
 	BloomCallCache *cache;
 	BloomFilter *f;
 	ArrayType  *values;
-	InsertBatch batch;
+	BfInserter	inserter;
 	int16		elmlen;
 	bool		elmbyval;
 	char		elmalign;
@@ -257,7 +227,7 @@ bloom_add_all(PG_FUNCTION_ARGS)
 	}
 
 	f = bloom_copy(PG_GETARG_BLOOM(0));
-	batch.n = 0;
+	bf_inserter_init(&inserter);
 	get_typlenbyvalalign(ARR_ELEMTYPE(values), &elmlen, &elmbyval, &elmalign);
 	if (!ARR_HASNULL(values) && elmbyval &&
 		(elmlen == 8 || elmlen == 4 || elmlen == 2))
@@ -267,8 +237,8 @@ bloom_add_all(PG_FUNCTION_ARGS)
 		int			n = ArrayGetNItems(ARR_NDIM(values), ARR_DIMS(values));
 
 		for (int i = 0; i < n; i++, p += elmlen)
-			batch_add(f, &batch, bloom_hasher_hash(&cache->hasher,
-												   fetch_att(p, true, elmlen), f->seed));
+			bf_inserter_add(&inserter, f, bloom_hasher_hash(&cache->hasher,
+															fetch_att(p, true, elmlen), f->seed));
 	}
 	else
 	{
@@ -279,11 +249,11 @@ bloom_add_all(PG_FUNCTION_ARGS)
 		while (array_iterate(it, &elem, &isnull))
 		{
 			if (!isnull)
-				batch_add(f, &batch, bloom_hasher_hash(&cache->hasher, elem, f->seed));
+				bf_inserter_add(&inserter, f, bloom_hasher_hash(&cache->hasher, elem, f->seed));
 		}
 		array_free_iterator(it);
 	}
-	batch_flush(f, &batch);
+	bf_inserter_flush(&inserter, f);
 	PG_RETURN_BLOOM(f);
 }
 

@@ -43,47 +43,14 @@ PG_FUNCTION_INFO_V1(bloom_setop_agg_deserialize);
  * State of bloom_agg: exactly one of filter (fixed shape) and hashes
  * (sized to the data) is set.
  */
-/*
- * Values whose insertion is deferred while their cache lines load: a big
- * filter misses the cache on every bit, and prefetching a few values ahead
- * overlaps those misses (see doc/aggregates.md for the measurements).
- */
-#define PREFETCH_DISTANCE	8
-
 typedef struct BloomAggState
 {
 	BloomFilter *filter;		/* fixed shape: the filter being built */
 	HashCollector *hashes;		/* sized to the data: distinct raw hashes */
 	uint64		rows;			/* sized to the data: non-null values added */
-	int			npending;		/* fixed shape: values in pending[] */
-	int			next;			/* fixed shape: oldest slot once pending[] is full */
-	BloomHash	pending[PREFETCH_DISTANCE];
+	BfInserter	inserter;		/* fixed shape: values not yet in filter
+								 * (flushed before it is read or combined) */
 } BloomAggState;
-
-/* Adds a value to the fixed-shape filter, PREFETCH_DISTANCE values late. */
-static inline void
-fixed_add(BloomAggState *state, BloomHash h)
-{
-	bf_prefetch(state->filter, h);
-	if (state->npending < PREFETCH_DISTANCE)
-	{
-		state->pending[state->npending++] = h;
-		return;
-	}
-	bf_insert(state->filter, state->pending[state->next]);
-	state->pending[state->next] = h;
-	state->next = (state->next + 1) % PREFETCH_DISTANCE;
-}
-
-/* Inserts the deferred values: before the filter is read or combined. */
-static void
-fixed_flush(BloomAggState *state)
-{
-	for (int i = 0; i < state->npending; i++)
-		bf_insert(state->filter, state->pending[i]);
-	state->npending = 0;
-	state->next = 0;
-}
 
 /* Serialized state: one kind byte, then the kind's payload. */
 #define AGG_SERIAL_FIXED	'F'
@@ -190,7 +157,9 @@ bloom_agg_trans(PG_FUNCTION_ARGS)
 static void
 insert_raw_hash(const uint64 *rec, void *arg)
 {
-	fixed_add((BloomAggState *) arg, bf_hash_derive(rec[0]));
+	BloomAggState *state = (BloomAggState *) arg;
+
+	bf_inserter_add(&state->inserter, state->filter, bf_hash_derive(rec[0]));
 }
 
 /*
@@ -216,10 +185,10 @@ sized_filter(BloomAggState *state)
 	if (state)
 	{
 		/* a throwaway fixed-shape state gives the insertions their prefetch */
-		BloomAggState inserter = {.filter = f};
+		BloomAggState loader = {.filter = f};
 
-		hc_iterate(state->hashes, insert_raw_hash, &inserter);
-		fixed_flush(&inserter);
+		hc_iterate(state->hashes, insert_raw_hash, &loader);
+		bf_inserter_flush(&loader.inserter, f);
 		f->inserted = state->rows;
 	}
 	return f;
@@ -343,7 +312,7 @@ bloom_agg_fixed_trans(PG_FUNCTION_ARGS)
 									 state->filter->seed);
 
 		/* exactly bloom_hasher_hash, as bloom_add uses */
-		fixed_add(state, bf_hash_derive(hash));
+		bf_inserter_add(&state->inserter, state->filter, bf_hash_derive(hash));
 	}
 	PG_RETURN_POINTER(state);
 }
@@ -413,7 +382,7 @@ bloom_agg_fixed_final(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		PG_RETURN_BLOOM(f);
 	}
-	fixed_flush(state);
+	bf_inserter_flush(&state->inserter, state->filter);
 	/* the executor copies a result that lives in the aggregate's memory */
 	PG_RETURN_BLOOM(state->filter);
 }
@@ -439,7 +408,7 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 		a = palloc0(sizeof(BloomAggState));
 		if (b->filter)
 		{
-			fixed_flush(b);
+			bf_inserter_flush(&b->inserter, b->filter);
 			a->filter = bloom_copy(b->filter);
 		}
 		else
@@ -455,8 +424,8 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 		elog(ERROR, "bloom_agg_combine: states of different forms");
 	if (a->filter)
 	{
-		fixed_flush(a);
-		fixed_flush(b);
+		bf_inserter_flush(&a->inserter, a->filter);
+		bf_inserter_flush(&b->inserter, b->filter);
 		bloom_check_compatible(a->filter, b->filter, "unite");
 		bf_union_into(a->filter, b->filter);
 	}
@@ -481,7 +450,7 @@ bloom_agg_serialize(PG_FUNCTION_ARGS)
 	{
 		uint64		wire;
 
-		fixed_flush(state);
+		bf_inserter_flush(&state->inserter, state->filter);
 		wire = bf_wire_bytes(state->filter);
 
 		appendStringInfoChar(&buf, AGG_SERIAL_FIXED);

@@ -9,7 +9,7 @@
 #include "catalog/pg_type.h"
 #include "utils/array.h"
 
-#include "layout_matrix_core.h"
+#include "core/layout_matrix.h"
 
 PG_FUNCTION_INFO_V1(bloom_empty_matrix);
 PG_FUNCTION_INFO_V1(bloom_matrix_row_bits);
@@ -74,7 +74,7 @@ bloom_matrix_row_bits(PG_FUNCTION_ARGS)
 				 errmsg("bloom_matrix_row_bits needs a filter of layout \"matrix\", not \"%s\"",
 						bf_layout_name(f->layout))));
 	/* rows * 8 bytes: bounded by the filter's own size, already in memory */
-	counters = matrix_counters_const(f);
+	counters = bf_matrix_counters_const(f);
 	elems = palloc(sizeof(Datum) * f->rows);
 	for (uint32 r = 0; r < f->rows; r++)
 		elems[r] = Int64GetDatum((int64) counters[r]);

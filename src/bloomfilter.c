@@ -5,6 +5,8 @@
  */
 #include "bloomfilter.h"
 
+#include "core/base64.h"
+
 #include "catalog/pg_collation.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -147,7 +149,7 @@ bloom_from_wire(const uint8 *buf, size_t len, int sqlstate)
 	/* the check bounded nbits, hence bytes, before this allocation */
 	f = (BloomFilter *) palloc((Size) bytes);
 	SET_VARSIZE(f, bytes);
-	bf_deserialize(buf, len, f);
+	bf_deserialize(buf, f);
 	return f;
 }
 

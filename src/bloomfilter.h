@@ -13,7 +13,8 @@
 #include "fmgr.h"
 #include "common/hashfn.h"
 
-#include "bloom_core.h"
+#include "core/filter.h"
+#include "core/wire.h"
 
 /* ---- filters as PostgreSQL values ---- */
 

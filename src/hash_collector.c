@@ -45,8 +45,8 @@ hc_create(MemoryContext cxt, int width, Size mem_limit, FunctionCallInfo fcinfo)
 {
 	HashCollector *hc;
 
-	if (width < 1 || width > HC_MAX_WIDTH)
-		elog(ERROR, "hash collector record width %d out of range 1..%d", width, HC_MAX_WIDTH);
+	if (width < 1 || width > BF_RECORD_MAX_WIDTH)
+		elog(ERROR, "hash collector record width %d out of range 1..%d", width, BF_RECORD_MAX_WIDTH);
 
 	hc = MemoryContextAllocZero(cxt, sizeof(HashCollector));
 	hc->cxt = cxt;
@@ -69,7 +69,7 @@ hc_create(MemoryContext cxt, int width, Size mem_limit, FunctionCallInfo fcinfo)
 static inline void
 sort_buffer(HashCollector *hc)
 {
-	hc->nbuf = hc_sort_unique(hc->buf, hc->nsorted, hc->nbuf, hc->width);
+	hc->nbuf = bf_records_sort_unique(hc->buf, hc->nsorted, hc->nbuf, hc->width);
 	hc->nsorted = hc->nbuf;
 }
 
@@ -296,8 +296,8 @@ merge_sources(HashCollector *hc, bool with_buffer, hc_visit_fn visit, void *arg)
 	MemoryContext old = MemoryContextSwitchTo(tmp);
 	int			nsources = hc->nruns + (with_buffer ? 1 : 0);
 	RunCursor  *cursors = palloc0(sizeof(RunCursor) * Max(nsources, 1));
-	HcMergeHeap heap;
-	uint64		last[HC_MAX_WIDTH];
+	BfMergeHeap heap;
+	uint64		last[BF_RECORD_MAX_WIDTH];
 	bool		have_last = false;
 	int			width = hc->width;
 
@@ -329,22 +329,22 @@ merge_sources(HashCollector *hc, bool with_buffer, hc_visit_fn visit, void *arg)
 		if (heap.cur[i] != NULL)
 			heap.heap[heap.n++] = i;
 	}
-	hc_heap_build(&heap);
+	bf_merge_heap_build(&heap);
 
 	while (heap.n > 0)
 	{
-		int			top = hc_heap_top(&heap);
+		int			top = bf_merge_heap_top(&heap);
 		RunCursor  *c = &cursors[top];
 		const uint64 *rec = heap.cur[top];
 
-		if (!have_last || hc_record_cmp(rec, last, width) != 0)
+		if (!have_last || bf_record_cmp(rec, last, width) != 0)
 		{
 			memcpy(last, rec, sizeof(uint64) * width);
 			have_last = true;
 			visit(last, arg);
 		}
 		heap.cur[top] = cursor_advance(hc, c) ? cursor_current(hc, c) : NULL;
-		hc_heap_top_advanced(&heap);
+		bf_merge_heap_top_advanced(&heap);
 		CHECK_FOR_INTERRUPTS();
 	}
 
@@ -478,7 +478,7 @@ merge_buffers(HashCollector *dst, const HashCollector *src)
 		else if (i == dst->nbuf)
 			c = 1;
 		else
-			c = hc_record_cmp(dst->buf + i * w, src->buf + j * w, w);
+			c = bf_record_cmp(dst->buf + i * w, src->buf + j * w, w);
 		next = c <= 0 ? dst->buf + (i++) * w : src->buf + (j++) * w;
 		if (c == 0)
 			j++;				/* the same record in both: keep one */
@@ -612,7 +612,7 @@ hc_deserialize(StringInfo buf, MemoryContext cxt, Size mem_limit, FunctionCallIn
 	if (available < sizeof(hdr))
 		corrupted_state("too short for its header");
 	memcpy(&hdr, buf->data + buf->cursor, sizeof(hdr));
-	if (hdr.magic != HC_SERIAL_MAGIC || hdr.width < 1 || hdr.width > HC_MAX_WIDTH)
+	if (hdr.magic != HC_SERIAL_MAGIC || hdr.width < 1 || hdr.width > BF_RECORD_MAX_WIDTH)
 		corrupted_state("bad header");
 	rb = sizeof(uint64) * hdr.width;
 	if (hdr.count > (available - sizeof(hdr)) / rb)
@@ -621,7 +621,7 @@ hc_deserialize(StringInfo buf, MemoryContext cxt, Size mem_limit, FunctionCallIn
 	/* the data follow a 16-byte header in a palloc'd buffer: aligned */
 	recs = (const uint64 *) (buf->data + buf->cursor + sizeof(hdr));
 	for (uint64 i = 1; i < hdr.count; i++)
-		if (hc_record_cmp(recs + (i - 1) * hdr.width, recs + i * hdr.width, hdr.width) >= 0)
+		if (bf_record_cmp(recs + (i - 1) * hdr.width, recs + i * hdr.width, hdr.width) >= 0)
 			corrupted_state("records are not sorted and distinct");
 
 	hc = hc_create(cxt, (int) hdr.width, mem_limit, fcinfo);

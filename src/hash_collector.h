@@ -40,7 +40,7 @@
 #include "lib/stringinfo.h"
 #include "storage/buffile.h"
 
-#include "hash_collector_core.h"
+#include "core/hash_records.h"
 
 /* A sorted, duplicate-free run of records in a temporary file. */
 typedef struct HcRun
@@ -55,7 +55,7 @@ typedef struct HcRun
 typedef struct HashCollector
 {
 	MemoryContext cxt;
-	int			width;			/* words per record, 1..HC_MAX_WIDTH */
+	int			width;			/* words per record, 1..BF_RECORD_MAX_WIDTH */
 	FunctionCallInfo fcinfo;	/* for AggRegisterCallback, or NULL */
 	bool		cleanup_registered;
 
@@ -146,12 +146,5 @@ extern HashCollector *hc_deserialize(StringInfo buf, MemoryContext cxt,
 
 /* Releases memory and temporary files; hc must not be used afterwards. */
 extern void hc_free(HashCollector *hc);
-
-/* Number of sorted runs in temporary files (for tests and statistics). */
-static inline int
-hc_spilled_runs(const HashCollector *hc)
-{
-	return hc->nruns;
-}
 
 #endif							/* HASH_COLLECTOR_H */

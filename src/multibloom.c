@@ -8,7 +8,7 @@
  */
 #include "bloomfilter.h"
 
-#include "multibloom_core.h"
+#include "core/multibloom.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_collation.h"
@@ -156,7 +156,7 @@ multibloom_from_wire(const uint8 *buf, size_t len, int sqlstate)
 	/* the check bounded every part, hence bytes, before this allocation */
 	mb = (MultiBloom *) palloc((Size) bytes);
 	SET_VARSIZE(mb, bytes);
-	mbf_deserialize(buf, len, mb);
+	mbf_deserialize(buf, mb);
 	set_part_lengths(mb);
 	return mb;
 }
@@ -164,13 +164,13 @@ multibloom_from_wire(const uint8 *buf, size_t len, int sqlstate)
 static bytea *
 multibloom_to_bytea(const MultiBloom *mb)
 {
-	uint64		wire = mbf_wire_bytes(mb, VARSIZE(mb));
+	uint64		wire = mbf_wire_bytes(mb);
 	bytea	   *result;
 
 	/* the binary form is smaller than the value, so it fits */
 	result = (bytea *) palloc(VARHDRSZ + (Size) wire);
 	SET_VARSIZE(result, VARHDRSZ + wire);
-	mbf_serialize(mb, VARSIZE(mb), (uint8 *) VARDATA(result));
+	mbf_serialize(mb, (uint8 *) VARDATA(result));
 	return result;
 }
 
@@ -489,7 +489,7 @@ serialize_multibloom(const void *value, uint8 *out)
 {
 	const MultiBloom *mb = (const MultiBloom *) value;
 
-	mbf_serialize(mb, VARSIZE(mb), out);
+	mbf_serialize(mb, out);
 }
 
 Datum
@@ -497,7 +497,7 @@ multibloom_out(PG_FUNCTION_ARGS)
 {
 	const MultiBloom *mb = PG_GETARG_MULTIBLOOM(0);
 
-	PG_RETURN_CSTRING(bloom_text_encode(mbf_wire_bytes(mb, VARSIZE(mb)),
+	PG_RETURN_CSTRING(bloom_text_encode(mbf_wire_bytes(mb),
 										"multibloom", serialize_multibloom, mb));
 }
 
@@ -886,14 +886,14 @@ Datum
 multibloom_agg_serial(PG_FUNCTION_ARGS)
 {
 	MultiBloomAggState *state = (MultiBloomAggState *) PG_GETARG_POINTER(0);
-	uint64		wire = mbf_wire_bytes(state->mb, VARSIZE(state->mb));
+	uint64		wire = mbf_wire_bytes(state->mb);
 	bytea	   *result = (bytea *) palloc(VARHDRSZ + 16 + (Size) wire);
 	char	   *p = VARDATA(result);
 
 	SET_VARSIZE(result, VARHDRSZ + 16 + wire);
 	memcpy(p, &state->capacity, 8);
 	memcpy(p + 8, &state->fpp, 8);
-	mbf_serialize(state->mb, VARSIZE(state->mb), (uint8 *) p + 16);
+	mbf_serialize(state->mb, (uint8 *) p + 16);
 	PG_RETURN_BYTEA_P(result);
 }
 

@@ -3,13 +3,12 @@
  *	  libFuzzer target for the plain-C core of the bloom type: everything a
  *	  hostile client can reach before PostgreSQL sees a valid filter.
  *
- *	  The first input byte picks the entry point; the rest is its input:
- *	    0  text form: bf_base64_decode, bf_wire_check, bf_deserialize
+ *	  The input modes (the first byte; see fuzz.h) reach:
+ *	    0  text form: bf_base64_decode, then as mode 1
  *	    1  binary form (recv, bytea cast): bf_wire_check, bf_deserialize
- *	    2  two binary filters (2-byte little-endian length of the first, then
- *	       both): bf_compatible, then bf_union_into / bf_intersect_into
- *	       into a copy of the smaller (auto-sized filters of different sizes
- *	       fold), checked against bf_fold
+ *	    2  two binary filters: bf_compatible, then bf_union_into /
+ *	       bf_intersect_into into a copy of the smaller (auto-sized filters
+ *	       of different sizes fold), checked against bf_fold
  *	    3  an in-memory value (as a forged or damaged datum would arrive):
  *	       bf_struct_check, and if it passes, every reader
  *	  Every layout (classic, blocked, matrix) goes through the same paths.
@@ -19,28 +18,10 @@
  *
  *	  Build and run: make fuzz FUZZ_SECONDS=600 (see Makefile).
  */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "fuzz.h"
 
-#include "bloom_core.h"
-
-#define REQUIRE(cond) \
-	do { if (!(cond)) { fprintf(stderr, "invariant failed: %s (line %d)\n", #cond, __LINE__); abort(); } } while (0)
-
-/* Largest struct the harness allocates; real inputs are far smaller. */
-#define MAX_STRUCT_BYTES	(1 << 24)
-
-/* Bytes of f in memory, from its header: matrix filters carry row counters. */
-static uint64_t
-filter_bytes(const BloomFilter *f)
-{
-	BloomShape	shape;
-
-	bf_get_shape(f, &shape);
-	return bf_shape_bytes(&shape);
-}
+#include "core/filter.h"
+#include "core/wire.h"
 
 /* Parses a binary filter the way bloom_from_wire does; NULL if rejected. */
 static BloomFilter *
@@ -53,9 +34,7 @@ parse_wire(const uint8_t *buf, size_t len)
 	errbuf[0] = '\0';
 	if (!bf_wire_check(buf, len, &bytes, errbuf))
 	{
-		/* a rejection always says why, within the buffer */
-		REQUIRE(errbuf[0] != '\0');
-		REQUIRE(memchr(errbuf, '\0', BLOOM_ERRBUF_SIZE) != NULL);
+		require_reason(errbuf);
 		return NULL;
 	}
 	/* the size comes from a header that matched the payload length */
@@ -65,8 +44,8 @@ parse_wire(const uint8_t *buf, size_t len)
 	REQUIRE(f != NULL);
 	memset(f, 0xa5, bytes);		/* garbage, as palloc would leave */
 	f->vl_len_ = (int32_t) bytes;
-	bf_deserialize(buf, len, f);
-	REQUIRE(filter_bytes(f) == bytes);
+	bf_deserialize(buf, f);
+	REQUIRE(bf_filter_bytes(f) == bytes);
 	REQUIRE(bf_wire_bytes(f) == len);
 	/* what the reader accepted, the in-memory guard accepts */
 	REQUIRE(bf_struct_check(f, bytes, errbuf));
@@ -88,7 +67,7 @@ hash_from(const uint8_t *data, size_t len, unsigned i)
 static void
 exercise(BloomFilter *f, const uint8_t *data, size_t len)
 {
-	uint64_t	bytes = filter_bytes(f);
+	uint64_t	bytes = bf_filter_bytes(f);
 	uint64_t	wire = bf_wire_bytes(f);
 	uint8_t    *out = malloc(wire);
 	char		errbuf[BLOOM_ERRBUF_SIZE];
@@ -136,39 +115,6 @@ exercise(BloomFilter *f, const uint8_t *data, size_t len)
 	free(out);
 }
 
-/* Mode 0: text form. */
-static void
-fuzz_text(const uint8_t *data, size_t len)
-{
-	char		errbuf[BLOOM_ERRBUF_SIZE];
-	uint8_t    *bytes = malloc(bf_base64_decoded_max(len) + 1);
-	size_t		nbytes = 0;
-	BloomFilter *f;
-
-	REQUIRE(bytes != NULL);
-	if (bf_base64_decode((const char *) data, len, bytes, &nbytes, errbuf))
-	{
-		REQUIRE(nbytes <= bf_base64_decoded_max(len));
-		/* canonical base64: encoding gives back the same text */
-		{
-			char	   *text = malloc(bf_base64_encoded_len(nbytes) + 1);
-
-			REQUIRE(text != NULL);
-			bf_base64_encode(bytes, nbytes, text);
-			REQUIRE(bf_base64_encoded_len(nbytes) == len);
-			REQUIRE(memcmp(text, data, len) == 0);
-			free(text);
-		}
-		f = parse_wire(bytes, nbytes);
-		if (f)
-		{
-			exercise(f, data, len);
-			free(f);
-		}
-	}
-	free(bytes);
-}
-
 /* Mode 1: binary form; an accepted input must serialize to itself. */
 static void
 fuzz_binary(const uint8_t *data, size_t len)
@@ -193,7 +139,7 @@ fuzz_binary(const uint8_t *data, size_t len)
 static BloomFilter *
 empty_like(const BloomFilter *f)
 {
-	uint64_t	bytes = filter_bytes(f);
+	uint64_t	bytes = bf_filter_bytes(f);
 	BloomFilter *e = calloc(1, bytes);
 
 	REQUIRE(e != NULL);
@@ -206,19 +152,16 @@ static void
 fuzz_setops(const uint8_t *data, size_t len)
 {
 	char		errbuf[BLOOM_ERRBUF_SIZE];
-	size_t		alen;
+	FuzzPair	pair;
 	BloomFilter *a,
 			   *b;
 
-	if (len < 2)
+	if (!fuzz_pair_split(data, len, &pair))
 		return;
-	alen = data[0] | ((size_t) data[1] << 8);
-	data += 2;
-	len -= 2;
-	if (alen > len)
-		alen = len;
-	a = parse_wire(data, alen);
-	b = parse_wire(data + alen, len - alen);
+	a = parse_wire(pair.a, pair.alen);
+	b = parse_wire(pair.b, pair.blen);
+	data = pair.a;
+	len = pair.alen + pair.blen;
 	if (a && b)
 	{
 		REQUIRE(bf_compatible(a, b, errbuf) == bf_compatible(b, a, errbuf));
@@ -227,7 +170,7 @@ fuzz_setops(const uint8_t *data, size_t len)
 			/* as bloom_union does: a copy of the smaller, the larger folded in */
 			const BloomFilter *small = a->nbits <= b->nbits ? a : b;
 			const BloomFilter *large = small == a ? b : a;
-			uint64_t	bytes = filter_bytes(small);
+			uint64_t	bytes = bf_filter_bytes(small);
 			BloomFilter *u = malloc(bytes),
 					   *n = malloc(bytes),
 					   *folded = empty_like(small);
@@ -293,7 +236,7 @@ fuzz_struct(const uint8_t *data, size_t len)
 	if (bf_struct_check(f, size, errbuf))
 	{
 		/* the guard skips the tail-bit check; readers must still be safe */
-		REQUIRE(size == filter_bytes(f));
+		REQUIRE(size == bf_filter_bytes(f));
 		(void) bf_bits_set(f);
 		(void) bf_estimate_count(f);
 		(void) bf_estimate_fpp(f);
@@ -311,22 +254,5 @@ fuzz_struct(const uint8_t *data, size_t len)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size < 1)
-		return 0;
-	switch (data[0] & 3)
-	{
-		case 0:
-			fuzz_text(data + 1, size - 1);
-			break;
-		case 1:
-			fuzz_binary(data + 1, size - 1);
-			break;
-		case 2:
-			fuzz_setops(data + 1, size - 1);
-			break;
-		case 3:
-			fuzz_struct(data + 1, size - 1);
-			break;
-	}
-	return 0;
+	return fuzz_dispatch(fuzz_binary, fuzz_setops, fuzz_struct, data, size);
 }

@@ -4,11 +4,10 @@
  *	  and binary readers, the in-memory guard, and union of two parsed
  *	  filters, as a hostile client or a damaged datum reaches them.
  *
- *	  The first input byte picks the entry point; the rest is its input:
- *	    0  text form: bf_base64_decode, mbf_wire_check, deserialize
+ *	  The input modes (the first byte; see fuzz.h) reach:
+ *	    0  text form: bf_base64_decode, then as mode 1
  *	    1  binary form (recv, bytea cast): mbf_wire_check, deserialize
- *	    2  two binary filters (2-byte little-endian length of the first, then
- *	       both): mbf_compatible, then union in place when it fits
+ *	    2  two binary filters: mbf_compatible, then union in place when it fits
  *	       and into a new value of the smaller parts always, as the SQL
  *	       functions and the union aggregate do
  *	    3  an in-memory value: mbf_struct_check, and if it passes,
@@ -19,17 +18,9 @@
  *
  *	  Build and run: make fuzz FUZZ_SECONDS=600 (see Makefile).
  */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "fuzz.h"
 
-#include "multibloom_core.h"
-
-#define REQUIRE(cond) \
-	do { if (!(cond)) { fprintf(stderr, "invariant failed: %s (line %d)\n", #cond, __LINE__); abort(); } } while (0)
-
-#define MAX_STRUCT_BYTES	(1 << 24)
+#include "core/multibloom.h"
 
 /* The SQL glue's set_part_lengths: the host owns the parts' length words. */
 static void
@@ -50,8 +41,7 @@ parse_wire(const uint8_t *buf, size_t len, uint64_t *total)
 	errbuf[0] = '\0';
 	if (!mbf_wire_check(buf, len, &bytes, errbuf))
 	{
-		REQUIRE(errbuf[0] != '\0');
-		REQUIRE(memchr(errbuf, '\0', BLOOM_ERRBUF_SIZE) != NULL);
+		require_reason(errbuf);
 		return NULL;
 	}
 	REQUIRE(bytes <= MAX_STRUCT_BYTES);
@@ -59,7 +49,7 @@ parse_wire(const uint8_t *buf, size_t len, uint64_t *total)
 	REQUIRE(mb != NULL);
 	memset(mb, 0xa5, bytes);	/* garbage, as palloc would leave */
 	mb->vl_len_ = (int32_t) bytes;
-	mbf_deserialize(buf, len, mb);
+	mbf_deserialize(buf, mb);
 	set_part_lengths(mb, bytes);
 	/* what the reader accepted, the guard run on every argument accepts */
 	if (!mbf_struct_check(mb, bytes, errbuf))
@@ -67,7 +57,7 @@ parse_wire(const uint8_t *buf, size_t len, uint64_t *total)
 		fprintf(stderr, "accepted on input, rejected in memory: %s\n", errbuf);
 		abort();
 	}
-	REQUIRE(mbf_wire_bytes(mb, bytes) == len);
+	REQUIRE(mbf_wire_bytes(mb) == len);
 	*total = bytes;
 	return mb;
 }
@@ -96,7 +86,7 @@ exercise(MultiBloom *mb, uint64_t total, const uint8_t *data, size_t len)
 	char		desc[1024];
 	uint64_t	hashes[MULTIBLOOM_MAX_ATTRS];
 	bool		isnull[MULTIBLOOM_MAX_ATTRS];
-	uint64_t	wire = mbf_wire_bytes(mb, total);
+	uint64_t	wire = mbf_wire_bytes(mb);
 	uint8_t    *out = malloc(wire);
 	uint64_t	sb;
 
@@ -112,7 +102,7 @@ exercise(MultiBloom *mb, uint64_t total, const uint8_t *data, size_t len)
 		REQUIRE(mbf_query_row(mb, hashes, isnull));
 	}
 	REQUIRE(mbf_struct_check(mb, total, errbuf));
-	mbf_serialize(mb, total, out);
+	mbf_serialize(mb, out);
 	REQUIRE(mbf_wire_check(out, wire, &sb, errbuf));
 	REQUIRE(sb == total);
 	free(out);
@@ -130,30 +120,12 @@ fuzz_binary(const uint8_t *data, size_t len)
 		uint8_t    *out = malloc(len ? len : 1);
 
 		REQUIRE(out != NULL);
-		mbf_serialize(mb, total, out);
+		mbf_serialize(mb, out);
 		REQUIRE(memcmp(out, data, len) == 0);
 		free(out);
 		exercise(mb, total, data, len);
 		free(mb);
 	}
-}
-
-/* Mode 0: text form. */
-static void
-fuzz_text(const uint8_t *data, size_t len)
-{
-	char		errbuf[BLOOM_ERRBUF_SIZE];
-	uint8_t    *bytes = malloc(bf_base64_decoded_max(len) + 1);
-	size_t		nbytes = 0;
-
-	REQUIRE(bytes != NULL);
-	if (bf_base64_decode((const char *) data, len, bytes, &nbytes, errbuf))
-	{
-		REQUIRE(nbytes <= bf_base64_decoded_max(len));
-		REQUIRE(bf_base64_encoded_len(nbytes) == len);
-		fuzz_binary(bytes, nbytes);
-	}
-	free(bytes);
 }
 
 /* Checks r = a | b part by part: every bit of either input is in r. */
@@ -183,21 +155,18 @@ static void
 fuzz_union(const uint8_t *data, size_t len)
 {
 	char		errbuf[BLOOM_ERRBUF_SIZE];
-	size_t		alen;
+	FuzzPair	pair;
 	uint64_t	ta = 0,
 				tb = 0;
 	MultiBloom *a,
 			   *b;
 
-	if (len < 2)
+	if (!fuzz_pair_split(data, len, &pair))
 		return;
-	alen = data[0] | ((size_t) data[1] << 8);
-	data += 2;
-	len -= 2;
-	if (alen > len)
-		alen = len;
-	a = parse_wire(data, alen, &ta);
-	b = parse_wire(data + alen, len - alen, &tb);
+	a = parse_wire(pair.a, pair.alen, &ta);
+	b = parse_wire(pair.b, pair.blen, &tb);
+	data = pair.a;
+	len = pair.alen + pair.blen;
 	if (a && b)
 	{
 		REQUIRE(mbf_compatible(a, b, errbuf) == mbf_compatible(b, a, errbuf));
@@ -271,7 +240,7 @@ fuzz_struct(const uint8_t *data, size_t len)
 		char		desc[1024];
 
 		mbf_describe(mb, desc, sizeof(desc));
-		(void) mbf_wire_bytes(mb, size);
+		(void) mbf_wire_bytes(mb);
 		for (unsigned r = 0; r < 4; r++)
 		{
 			row_from(data, len, r, mb->nattrs, hashes, isnull);
@@ -285,22 +254,5 @@ fuzz_struct(const uint8_t *data, size_t len)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size < 1)
-		return 0;
-	switch (data[0] & 3)
-	{
-		case 0:
-			fuzz_text(data + 1, size - 1);
-			break;
-		case 1:
-			fuzz_binary(data + 1, size - 1);
-			break;
-		case 2:
-			fuzz_union(data + 1, size - 1);
-			break;
-		case 3:
-			fuzz_struct(data + 1, size - 1);
-			break;
-	}
-	return 0;
+	return fuzz_dispatch(fuzz_binary, fuzz_union, fuzz_struct, data, size);
 }

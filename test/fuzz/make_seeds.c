@@ -15,7 +15,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "multibloom_core.h"
+#include "unit.h"				/* the tests' multibloom part shapes */
+
+#include "core/base64.h"
+#include "core/multibloom.h"
 
 static const char *outdir;
 static int	nseeds;
@@ -101,19 +104,57 @@ write_filter(const char *tag, const BloomFilter *f, const BloomFilter *other)
 	free(w);
 }
 
-/* Little-endian stores into a serialized header. */
-static void
-put64(uint8_t *p, uint64_t v)
+/* One header field of a serialized value set to a value: a damaged seed. */
+typedef struct HeaderEdit
 {
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t) (v >> (8 * i));
+	const char *name;
+	size_t		off;
+	int			width;			/* bytes: 1, 4 or 8, little-endian */
+	uint64_t	value;
+} HeaderEdit;
+
+/*
+ * Writes the wire form w, damaged by each edit in turn, in the binary mode
+ * and as an in-memory value (the fields sit at the same offsets there).  d
+ * is scratch space of at least len bytes.
+ */
+static void
+write_edits(const uint8_t *w, size_t len, const HeaderEdit *edits, size_t n,
+			uint8_t *d)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		char		name[128];
+
+		memcpy(d, w, len);
+		if (edits[i].width == 1)
+			d[edits[i].off] = (uint8_t) edits[i].value;
+		else if (edits[i].width == 4)
+			bf_put_le32(d + edits[i].off, (uint32_t) edits[i].value);
+		else
+			bf_put_le64(d + edits[i].off, edits[i].value);
+		snprintf(name, sizeof(name), "binary-bad-%s", edits[i].name);
+		write_seed(name, 1, d, len);
+		snprintf(name, sizeof(name), "struct-bad-%s", edits[i].name);
+		write_seed(name, 3, d, len);
+	}
 }
 
+/*
+ * The wire form w cut and padded: empty, only its first `header` bytes
+ * (named header_name), one byte short, and one zero word too many (named
+ * extra_name).  d is scratch space of len + 8 bytes.
+ */
 static void
-put32(uint8_t *p, uint32_t v)
+write_lengths(const uint8_t *w, size_t len, size_t header, const char *header_name,
+			  const char *extra_name, uint8_t *d)
 {
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t) (v >> (8 * i));
+	write_seed("binary-empty", 1, d, 0);
+	write_seed(header_name, 1, w, header);
+	write_seed("binary-short-by-1", 1, w, len - 1);
+	memcpy(d, w, len);
+	memset(d + len, 0, 8);
+	write_seed(extra_name, 1, d, len + 8);
 }
 
 /* A copy of a valid classic filter's binary form, damaged by one edit. */
@@ -123,13 +164,7 @@ write_damaged(const BloomFilter *base)
 	size_t		len;
 	uint8_t    *w = wire_of(base, &len);
 	uint8_t    *d = malloc(len + 16);
-	struct
-	{
-		const char *name;
-		size_t		off;
-		int			width;
-		uint64_t	value;
-	}			edits[] = {
+	const HeaderEdit edits[] = {
 		{"version0", 0, 1, 0},
 		{"version2", 0, 1, 2},
 		{"layout-unknown", 1, 1, 200},
@@ -158,30 +193,10 @@ write_damaged(const BloomFilter *base)
 		{"reserved2", 52, 8, 1},
 	};
 
-	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++)
-	{
-		char		name[128];
+	write_edits(w, len, edits, sizeof(edits) / sizeof(edits[0]), d);
 
-		memcpy(d, w, len);
-		if (edits[i].width == 1)
-			d[edits[i].off] = (uint8_t) edits[i].value;
-		else if (edits[i].width == 4)
-			put32(d + edits[i].off, (uint32_t) edits[i].value);
-		else
-			put64(d + edits[i].off, edits[i].value);
-		snprintf(name, sizeof(name), "binary-bad-%s", edits[i].name);
-		write_seed(name, 1, d, len);
-		snprintf(name, sizeof(name), "struct-bad-%s", edits[i].name);
-		write_seed(name, 3, d, len);	/* same offsets in memory */
-	}
-
-	/* lengths: empty, header only, one byte short, one word too many */
-	write_seed("binary-empty", 1, d, 0);
-	write_seed("binary-header-only", 1, w, BLOOM_WIRE_HEADER_BYTES);
-	write_seed("binary-short-by-1", 1, w, len - 1);
-	memcpy(d, w, len);
-	memset(d + len, 0, 8);
-	write_seed("binary-extra-word", 1, d, len + 8);
+	write_lengths(w, len, BLOOM_WIRE_HEADER_BYTES, "binary-header-only",
+				  "binary-extra-word", d);
 
 	/* bits beyond nbits in the last word */
 	if (base->nbits % 64)
@@ -286,28 +301,14 @@ build_mb(int nattrs, const BloomShape *shapes, unsigned nrows, bool autosized,
 }
 
 static uint8_t *
-mb_wire_of(const MultiBloom *mb, uint64_t total, size_t *len)
+mb_wire_of(const MultiBloom *mb, size_t *len)
 {
 	uint8_t    *w;
 
-	*len = (size_t) mbf_wire_bytes(mb, total);
+	*len = (size_t) mbf_wire_bytes(mb);
 	w = malloc(*len);
-	mbf_serialize(mb, total, w);
+	mbf_serialize(mb, w);
 	return w;
-}
-
-/* Classic part shapes of power-of-two word counts, seeds as multibloom's. */
-static void
-mb_shapes(int nattrs, const uint64_t *nbits, BloomShape *shapes)
-{
-	for (int i = 0; i <= nattrs; i++)
-	{
-		memset(&shapes[i], 0, sizeof(BloomShape));
-		shapes[i].layout = BLOOM_LAYOUT_CLASSIC;
-		shapes[i].nbits = nbits[i];
-		shapes[i].nhashes = 5;
-		shapes[i].seed = i == nattrs ? MULTIBLOOM_VERIFY_SEED : mbf_attr_seed(i + 1);
-	}
 }
 
 /* Writes a multibloom in modes 0, 1 and 3. */
@@ -316,7 +317,7 @@ write_mb(const char *tag, const MultiBloom *mb, uint64_t total)
 {
 	char		name[256];
 	size_t		len;
-	uint8_t    *w = mb_wire_of(mb, total, &len);
+	uint8_t    *w = mb_wire_of(mb, &len);
 	char	   *text = malloc(bf_base64_encoded_len(len) + 1);
 
 	bf_base64_encode(w, len, text);
@@ -332,18 +333,12 @@ write_mb(const char *tag, const MultiBloom *mb, uint64_t total)
 
 /* Binary forms damaged in one header field or length. */
 static void
-write_mb_damaged(const MultiBloom *mb, uint64_t total)
+write_mb_damaged(const MultiBloom *mb)
 {
 	size_t		len;
-	uint8_t    *w = mb_wire_of(mb, total, &len);
+	uint8_t    *w = mb_wire_of(mb, &len);
 	uint8_t    *d = malloc(len + 16);
-	struct
-	{
-		const char *name;
-		size_t		off;
-		int			width;
-		uint64_t	value;
-	}			edits[] = {
+	const HeaderEdit edits[] = {
 		{"version0", 0, 1, 0},
 		{"version2", 0, 1, 2},
 		{"nattrs0", 1, 1, 0},
@@ -358,43 +353,24 @@ write_mb_damaged(const MultiBloom *mb, uint64_t total)
 		{"length0-huge", 20, 8, UINT64_MAX},
 		{"length0-2p63", 20, 8, UINT64_C(1) << 63},
 		{"length0-short", 20, 8, 60},
-		{"length1-plus8", 28, 8, 0},	/* value patched below */
+		{"length1-plus8", 28, 8, (uint64_t) (w[28] | (w[29] << 8)) + 8},
 	};
 
-	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++)
-	{
-		char		name[128];
-
-		memcpy(d, w, len);
-		if (edits[i].width == 1)
-			d[edits[i].off] = (uint8_t) edits[i].value;
-		else
-			put64(d + edits[i].off, edits[i].value);
-		if (strcmp(edits[i].name, "length1-plus8") == 0)
-			put64(d + 28, (uint64_t) (w[28] | (w[29] << 8)) + 8);
-		snprintf(name, sizeof(name), "binary-bad-%s", edits[i].name);
-		write_seed(name, 1, d, len);
-		/* in memory the fields sit at the same offsets; the lengths are offsets */
-		snprintf(name, sizeof(name), "struct-bad-%s", edits[i].name);
-		write_seed(name, 3, d, len);
-	}
-	/* the first part's seed (offset 12 of the part) swapped with the second's */
+	/* in memory the lengths' places hold the offsets */
+	write_edits(w, len, edits, sizeof(edits) / sizeof(edits[0]), d);
+	/* the first part's seed swapped with the second's */
 	memcpy(d, w, len);
 	{
 		size_t		part0 = MULTIBLOOM_WIRE_FIXED_BYTES + 8 * (mb->nattrs + 1);
 
-		d[part0 + 12] = 2;
+		d[part0 + BF_WIRE_SEED] = 2;
 		write_seed("binary-bad-part-seed", 1, d, len);
 		memcpy(d, w, len);
-		d[part0 + 3] = 0x80;	/* unknown bloom flag in a part */
+		d[part0 + BF_WIRE_FLAGS] = 0x80;	/* unknown bloom flag in a part */
 		write_seed("binary-bad-part-flags", 1, d, len);
 	}
-	write_seed("binary-empty", 1, d, 0);
-	write_seed("binary-fixed-only", 1, w, MULTIBLOOM_WIRE_FIXED_BYTES);
-	write_seed("binary-short-by-1", 1, w, len - 1);
-	memcpy(d, w, len);
-	memset(d + len, 0, 8);
-	write_seed("binary-trailing-word", 1, d, len + 8);
+	write_lengths(w, len, MULTIBLOOM_WIRE_FIXED_BYTES, "binary-fixed-only",
+				  "binary-trailing-word", d);
 	free(d);
 	free(w);
 }
@@ -431,12 +407,12 @@ write_multibloom_seeds(void)
 		snprintf(tag, sizeof(tag), "sized-%dattrs-15", nattrs);
 		write_mb(tag, mb, total);
 		mb2 = build_mb(nattrs, shapes, 3, false, &t2);
-		w = mb_wire_of(mb, total, &len);
-		w2 = mb_wire_of(mb2, t2, &len2);
+		w = mb_wire_of(mb, &len);
+		w2 = mb_wire_of(mb2, &len2);
 		snprintf(tag, sizeof(tag), "pair-sized-%dattrs", nattrs);
 		write_pair(tag, w, len, w2, len2);
 		if (nattrs == 2)
-			write_mb_damaged(mb, total);
+			write_mb_damaged(mb);
 		free(w);
 		free(w2);
 		free(mb);
@@ -461,22 +437,22 @@ write_multibloom_seeds(void)
 		static const uint64_t large[] = {256, 512, 1024};
 		static const uint64_t mixed[] = {512, 64, 128};
 
-		mb_shapes(2, small, shapes);
+		unit_classic_parts(2, small, shapes);
 		mb = build_mb(2, shapes, 4, true, &total);
 		write_mb("auto-small", mb, total);
-		w = mb_wire_of(mb, total, &len);
+		w = mb_wire_of(mb, &len);
 		free(mb);
-		mb_shapes(2, large, shapes);
+		unit_classic_parts(2, large, shapes);
 		mb = build_mb(2, shapes, 40, true, &total);
 		write_mb("auto-large", mb, total);
-		w2 = mb_wire_of(mb, total, &len2);
+		w2 = mb_wire_of(mb, &len2);
 		free(mb);
 		write_pair("pair-auto-small-large", w, len, w2, len2);
 		write_pair("pair-auto-large-small", w2, len2, w, len);
 		free(w2);
-		mb_shapes(2, mixed, shapes);
+		unit_classic_parts(2, mixed, shapes);
 		mb = build_mb(2, shapes, 20, true, &total);
-		w2 = mb_wire_of(mb, total, &len2);
+		w2 = mb_wire_of(mb, &len2);
 		free(mb);
 		write_pair("pair-auto-small-mixed", w, len, w2, len2);
 		write_pair("pair-auto-mixed-small", w2, len2, w, len);
@@ -486,20 +462,12 @@ write_multibloom_seeds(void)
 
 	/* parts of the other layouts, which only a hand-made value holds */
 	{
-		static const uint64_t nbits[] = {512, 128, 1024};
-
-		mb_shapes(2, nbits, shapes);
-		shapes[0].layout = BLOOM_LAYOUT_BLOCKED;
-		shapes[0].nhashes = 4;
-		shapes[1].layout = BLOOM_LAYOUT_MATRIX;
-		shapes[1].nhashes = 2;
-		shapes[1].rows = 2;
-		shapes[1].locators = 1;
+		unit_mixed_layout_parts(shapes);
 		mb = build_mb(2, shapes, 10, false, &total);
 		if (mb)
 		{
 			write_mb("layouts-blocked-matrix", mb, total);
-			w = mb_wire_of(mb, total, &len);
+			w = mb_wire_of(mb, &len);
 			write_pair("pair-layouts", w, len, w, len);
 			free(w);
 			free(mb);

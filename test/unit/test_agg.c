@@ -6,20 +6,7 @@
  */
 #include "unit.h"
 
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "bloom_core.h"
-
-static uint64_t
-hash_int(uint64_t v)
-{
-	v += UINT64_C(0x9e3779b97f4a7c15);
-	v = (v ^ (v >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	v = (v ^ (v >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return v ^ (v >> 31);
-}
+#include "core/filter.h"
 
 /* An empty auto-sized filter of nwords words. */
 static BloomFilter *
@@ -27,9 +14,8 @@ new_auto(uint64_t nwords)
 {
 	BloomShape	s = {.layout = BLOOM_LAYOUT_CLASSIC, .nbits = nwords * 64,
 	.nhashes = BLOOM_AUTO_NHASHES};
-	BloomFilter *f = calloc(1, bf_struct_bytes(s.nbits));
+	BloomFilter *f = unit_new_filter(&s);
 
-	bf_init(f, &s);
 	f->flags |= BLOOM_FLAG_AUTOSIZED;
 	return f;
 }
@@ -38,7 +24,7 @@ static void
 fill(BloomFilter *f, uint64_t from, uint64_t to)
 {
 	for (uint64_t i = from; i < to; i++)
-		bf_insert(f, bf_hash_derive(hash_int(i)));
+		bf_insert(f, value(i));
 }
 
 static double
@@ -150,7 +136,7 @@ test_union_intersect_folded(void)
 	fill(ib, 2000, 2500);
 	bf_intersect_into(ib, a);
 	for (uint64_t i = 2000; i < 2500; i++)
-		all &= bf_query(ib, bf_hash_derive(hash_int(i)));
+		all &= bf_query(ib, value(i));
 	CHECK(all);
 	for (uint64_t w = 0; w < 64; w++)
 		all &= ib->words[w] == (ia->words[w] & b->words[w]);
@@ -217,7 +203,7 @@ test_autosized_rate(void)
 	bf_init(f, &s);
 	fill(f, 0, n);
 	for (uint64_t i = 0; i < probes; i++)
-		hits += bf_query(f, bf_hash_derive(hash_int(n + 1 + i)));
+		hits += bf_query(f, value(n + 1 + i));
 	CHECK((double) hits / probes < 0.01);
 	CHECK(bf_estimate_fpp(f) < 0.01);
 	free(f);

@@ -1,47 +1,20 @@
 /*
  * test_blocked.c
- *	  Unit tests of the 'blocked' layout (src/layout_blocked_core.c): shape
+ *	  Unit tests of the 'blocked' layout (src/core/layout_blocked.c): shape
  *	  rules, one block per value, folding, sizing against measured rates,
  *	  and the fill-based statistics.  Run with `make unit`.
  */
 #include "unit.h"
 
-#include <stdlib.h>
-
-#include "bloom_core.h"
-#include "layout_blocked_core.h"
-
-/* A stand-in for a type's hash: any good 64-bit hash of an integer. */
-static uint64_t
-hash_int(uint64_t v)
-{
-	v += UINT64_C(0x9e3779b97f4a7c15);
-	v = (v ^ (v >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	v = (v ^ (v >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return v ^ (v >> 31);
-}
-
-static BloomHash
-value(uint64_t v)
-{
-	return bf_hash_derive(hash_int(v));
-}
+#include "core/filter.h"
+#include "core/layout_blocked.h"
 
 static BloomFilter *
 new_blocked(uint64_t nblocks, uint32_t k)
 {
 	BloomShape	s = {.layout = BLOOM_LAYOUT_BLOCKED, .nbits = nblocks * BLOOM_BLOCK_BITS, .nhashes = k};
-	char		err[BLOOM_ERRBUF_SIZE];
-	BloomFilter *f;
 
-	if (!bf_shape_check(&s, err))
-	{
-		fprintf(stderr, "bad test shape: %s\n", err);
-		exit(2);
-	}
-	f = calloc(1, bf_shape_bytes(&s));
-	bf_init(f, &s);
-	return f;
+	return unit_new_filter(&s);
 }
 
 static void
@@ -86,11 +59,11 @@ test_one_block_per_value(void)
 			if (used_block != UINT64_MAX && used_block != w / BLOOM_BLOCK_WORDS)
 				bad++;
 			used_block = w / BLOOM_BLOCK_WORDS;
-			bits += (unsigned) __builtin_popcountll(f->words[w]);
+			bits += bf_popcount64(f->words[w]);
 		}
 		if (bits < 1 || bits > 12)
 			bad++;
-		if (used_block != blocked_block_index(value(v).h1, 1000))
+		if (used_block != bf_blocked_block_index(value(v).h1, 1000))
 			bad++;
 	}
 	CHECK(bad == 0);
@@ -128,7 +101,7 @@ test_pattern_independent_of_size(void)
 	for (uint64_t v = 0; v < 500; v++)
 	{
 		BloomHash	h = value(v);
-		uint64_t	b = blocked_block_index(h.h1, 37);
+		uint64_t	b = bf_blocked_block_index(h.h1, 37);
 
 		memset(small->words, 0, 64);
 		memset(big->words, 0, 37 * 64);
@@ -224,12 +197,12 @@ test_expected_fpp_formula(void)
 			weight *= lambda / (i + 1);
 		}
 		/* within 0.2% of the exact rate */
-		CHECK_NEAR(blocked_expected_fpp(lambda * 1000, 1000, k), direct, direct * 2e-3);
+		CHECK_NEAR(bf_blocked_expected_fpp(lambda * 1000, 1000, k), direct, direct * 2e-3);
 	}
 	/* more blocks, fewer false positives; rate is in (0, 1] */
-	CHECK(blocked_expected_fpp(1e5, 3000, 8) < blocked_expected_fpp(1e5, 2000, 8));
-	CHECK(blocked_expected_fpp(1e6, 1, 8) <= 1.0);
-	CHECK(blocked_expected_fpp(1, 1, 8) > 0.0);
+	CHECK(bf_blocked_expected_fpp(1e5, 3000, 8) < bf_blocked_expected_fpp(1e5, 2000, 8));
+	CHECK(bf_blocked_expected_fpp(1e6, 1, 8) <= 1.0);
+	CHECK(bf_blocked_expected_fpp(1, 1, 8) > 0.0);
 }
 
 /* Measured rate of a filter sized by bf_shape_for at capacity. */
@@ -285,15 +258,15 @@ test_sizing_meets_rate(void)
 	CHECK(s.nbits > classic.nbits);
 
 	/* the smallest number of blocks that meets the rate */
-	CHECK(blocked_expected_fpp(200000, s.nbits / 512, s.nhashes) <= 0.001);
+	CHECK(bf_blocked_expected_fpp(200000, s.nbits / 512, s.nhashes) <= 0.001);
 	{
 		uint32_t	k;
 		uint64_t	nblocks;
 
-		CHECK(blocked_size_for(200000, 0.001, UINT64_C(1) << 40, &nblocks, &k));
+		CHECK(bf_blocked_size_for(200000, 0.001, UINT64_C(1) << 40, &nblocks, &k));
 		CHECK_EQ_U64(nblocks * 512, s.nbits);
 		for (uint32_t kk = 1; kk <= 64; kk++)
-			CHECK(blocked_expected_fpp(200000, nblocks - 1, kk) > 0.001);
+			CHECK(bf_blocked_expected_fpp(200000, nblocks - 1, kk) > 0.001);
 	}
 }
 

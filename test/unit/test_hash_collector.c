@@ -1,11 +1,11 @@
 /*
  * test_hash_collector.c
- *	  Unit tests of the collector's sorting, deduplication and merge heap.
+ *	  Unit tests of the hash records (src/core/hash_records.c): sorting,
+ *	  deduplication and the merge heap of the distinct-hash collector.
  */
-#include <stdlib.h>
-
-#include "hash_collector_core.h"
 #include "unit.h"
+
+#include "core/hash_records.h"
 
 static uint64_t rng_state = 0x1234567887654321ULL;
 
@@ -24,7 +24,7 @@ static int	cmp_width;
 static int
 qsort_cmp(const void *a, const void *b)
 {
-	return hc_record_cmp(a, b, cmp_width);
+	return bf_record_cmp(a, b, cmp_width);
 }
 
 /* Sorts with the collector and with qsort; both must agree. */
@@ -40,19 +40,19 @@ sort_agrees(size_t n, int width, uint64_t distinct)
 	for (size_t i = 0; i < n * width; i++)
 		a[i] = distinct ? rng() % distinct : rng();
 	memcpy(b, a, n * width * 8);
-	hc_sort_records(a, n, width);
+	bf_records_sort(a, n, width);
 	cmp_width = width;
 	qsort(b, n, width * 8, qsort_cmp);
 	ok = memcmp(a, b, n * width * 8) == 0;
-	ua = hc_unique_records(a, n, width);
+	ua = bf_records_unique(a, n, width);
 	/* reference dedup */
 	ub = 0;
 	for (size_t i = 0; i < n; i++)
-		if (ub == 0 || hc_record_cmp(b + i * width, b + (ub - 1) * width, width) != 0)
+		if (ub == 0 || bf_record_cmp(b + i * width, b + (ub - 1) * width, width) != 0)
 			memmove(b + (ub++) * width, b + i * width, width * 8);
 	ok &= ua == ub && memcmp(a, b, ua * width * 8) == 0;
 	for (size_t i = 1; i < ua; i++)
-		ok &= hc_record_cmp(a + (i - 1) * width, a + i * width, width) < 0;
+		ok &= bf_record_cmp(a + (i - 1) * width, a + i * width, width) < 0;
 	free(a);
 	free(b);
 	return ok;
@@ -91,12 +91,12 @@ test_sort_sorted_inputs(void)
 	/* already sorted, reverse sorted, and a sorted prefix with a tail */
 	for (size_t i = 0; i < 100000; i++)
 		a[i] = i;
-	hc_sort_records(a, 100000, 1);
+	bf_records_sort(a, 100000, 1);
 	for (size_t i = 0; i < 100000; i++)
 		ok &= a[i] == i;
 	for (size_t i = 0; i < 100000; i++)
 		a[i] = 100000 - i;
-	hc_sort_records(a, 100000, 1);
+	bf_records_sort(a, 100000, 1);
 	for (size_t i = 0; i < 100000; i++)
 		ok &= a[i] == i + 1;
 	CHECK(ok);
@@ -105,9 +105,9 @@ test_sort_sorted_inputs(void)
 		a[i] = 2 * i;
 	for (size_t i = 1000; i < 2000; i++)
 		a[i] = i - 1000;		/* 0..999: half duplicates of the prefix */
-	n = hc_sort_unique(a, 1000, 2000, 1);
+	n = bf_records_sort_unique(a, 1000, 2000, 1);
 	CHECK_EQ_U64(n, 1500);		/* evens 0..1998 plus odds 1..999 */
-	CHECK_EQ_U64(hc_sort_unique(a, n, n, 1), n);
+	CHECK_EQ_U64(bf_records_sort_unique(a, n, n, 1), n);
 	free(a);
 }
 
@@ -123,7 +123,7 @@ test_merge_heap(void)
 	size_t		pos[NSRC];
 	int			heapbuf[NSRC];
 	const uint64_t *cur[NSRC];
-	HcMergeHeap h;
+	BfMergeHeap h;
 	uint64_t	last = 0;
 	size_t		out = 0;
 	bool		sorted = true;
@@ -133,7 +133,7 @@ test_merge_heap(void)
 	{
 		for (int i = 0; i < LEN; i++)
 			src[s][i] = rng() % 2000;
-		hc_sort_records(src[s], LEN, 1);
+		bf_records_sort(src[s], LEN, 1);
 		pos[s] = 0;
 	}
 	h.width = 1;
@@ -145,10 +145,10 @@ test_merge_heap(void)
 		cur[s] = &src[s][0];
 		heapbuf[h.n++] = s;
 	}
-	hc_heap_build(&h);
+	bf_merge_heap_build(&h);
 	while (h.n > 0)
 	{
-		int			t = hc_heap_top(&h);
+		int			t = bf_merge_heap_top(&h);
 		uint64_t	v = *cur[t];
 
 		if (have_last && v < last)
@@ -158,7 +158,7 @@ test_merge_heap(void)
 		last = v;
 		have_last = true;
 		cur[t] = ++pos[t] < LEN ? &src[t][pos[t]] : NULL;
-		hc_heap_top_advanced(&h);
+		bf_merge_heap_top_advanced(&h);
 	}
 	CHECK(sorted);
 
@@ -167,8 +167,8 @@ test_merge_heap(void)
 		uint64_t   *all = malloc(sizeof(src));
 
 		memcpy(all, src, sizeof(src));
-		hc_sort_records(all, NSRC * LEN, 1);
-		CHECK_EQ_U64(out, hc_unique_records(all, NSRC * LEN, 1));
+		bf_records_sort(all, NSRC * LEN, 1);
+		CHECK_EQ_U64(out, bf_records_unique(all, NSRC * LEN, 1));
 		free(all);
 	}
 }

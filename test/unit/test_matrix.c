@@ -1,39 +1,15 @@
 /*
  * test_matrix.c
- *	  Unit tests of the 'matrix' layout (src/layout_matrix_core.c): shapes,
+ *	  Unit tests of the 'matrix' layout (src/core/layout_matrix.c): shapes,
  *	  insertion rules (longest bit match, full rows, full_at), no false
  *	  negatives, counters through set operations and the binary format, and
  *	  the capacity/fpp sizing rule.  Run with `make unit`.
  */
 #include "unit.h"
 
-#include <stdlib.h>
-#include <string.h>
-
-#include "bloom_core.h"
-#include "layout_matrix_core.h"
-
-static uint64_t
-hash_int(uint64_t v)
-{
-	v += UINT64_C(0x9e3779b97f4a7c15);
-	v = (v ^ (v >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	v = (v ^ (v >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return v ^ (v >> 31);
-}
-
-static BloomHash
-value(uint64_t v)
-{
-	return bf_hash_derive(hash_int(v));
-}
-
-static void
-put_le64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t) (v >> (8 * i));
-}
+#include "core/filter.h"
+#include "core/layout_matrix.h"
+#include "core/wire.h"
 
 static BloomShape
 matrix_shape(uint32_t rows, uint64_t row_bits, uint32_t k, uint32_t s)
@@ -45,37 +21,19 @@ matrix_shape(uint32_t rows, uint64_t row_bits, uint32_t k, uint32_t s)
 }
 
 static BloomFilter *
-new_filter(const BloomShape *s)
-{
-	BloomFilter *f = calloc(1, bf_shape_bytes(s));
-
-	bf_init(f, s);
-	return f;
-}
-
-static BloomFilter *
 new_matrix(uint32_t rows, uint64_t row_bits, uint32_t k, uint32_t s)
 {
 	BloomShape	shape = matrix_shape(rows, row_bits, k, s);
-	char		err[BLOOM_ERRBUF_SIZE];
 
-	if (!bf_shape_check(&shape, err))
-	{
-		fprintf(stderr, "bad test shape: %s\n", err);
-		exit(2);
-	}
-	return new_filter(&shape);
+	return unit_new_filter(&shape);
 }
 
 static BloomFilter *
 copy_filter(const BloomFilter *f)
 {
-	BloomShape	s;
-	BloomFilter *c;
+	BloomFilter *c = malloc(bf_filter_bytes(f));
 
-	bf_get_shape(f, &s);
-	c = malloc(bf_shape_bytes(&s));
-	memcpy(c, f, bf_shape_bytes(&s));
+	memcpy(c, f, bf_filter_bytes(f));
 	return c;
 }
 
@@ -155,7 +113,7 @@ test_no_false_negatives(void)
 		for (uint64_t v = 0; v < 20000; v++)
 			missed += !bf_query(f, value(v));
 		CHECK_EQ_U64(missed, 0);
-		CHECK(matrix_counters_consistent(f));
+		CHECK(bf_matrix_counters_consistent(f));
 		CHECK(f->full_at > 0);
 		CHECK_EQ_U64(f->inserted, 20000);
 		free(f);
@@ -171,7 +129,7 @@ test_one_row_per_value(void)
 
 	CHECK(bf_insert(f, value(42)));
 	for (uint32_t r = 0; r < 16; r++)
-		rows_touched += matrix_counters(f)[r] > 0;
+		rows_touched += bf_matrix_counters(f)[r] > 0;
 	CHECK_EQ_U64(rows_touched, 1);
 	CHECK(bf_bits_set(f) >= 9 && bf_bits_set(f) <= 10);
 	/* a second insertion of the same value changes nothing */
@@ -199,7 +157,7 @@ test_longest_bit_match(void)
 	/* find the value's candidate rows: insert it alone into each group */
 	bf_insert(probe, h);
 	for (int r = 0; r < 4; r++)
-		if (matrix_counters(probe)[r])
+		if (bf_matrix_counters(probe)[r])
 			row_a = r;
 	CHECK(row_a >= 0);
 	/* copy the value's bits into the other group's candidate, minus one */
@@ -210,7 +168,7 @@ test_longest_bit_match(void)
 		/* try each row of the other group: the candidate is the one that then matches */
 		memset(f->words, 0, 4 * 128);
 		memcpy(f->words + r * 16, probe->words + row_a * 16, 128);
-		matrix_recount(f);
+		bf_matrix_recount(f);
 		if (bf_query(f, h))
 		{
 			row_b = r;
@@ -227,11 +185,11 @@ test_longest_bit_match(void)
 				f->words[(row_b * row_bits + i) >> 6] &= ~((uint64_t) 1 << ((row_b * row_bits + i) & 63));
 				break;
 			}
-		matrix_recount(f);
+		bf_matrix_recount(f);
 		CHECK(!bf_query(f, h));
 		CHECK(bf_insert(f, h));
-		CHECK_EQ_U64(matrix_counters(f)[row_b], matrix_counters(probe)[row_a]);
-		CHECK_EQ_U64(matrix_counters(f)[row_a], 0);	/* the emptier row was not used */
+		CHECK_EQ_U64(bf_matrix_counters(f)[row_b], bf_matrix_counters(probe)[row_a]);
+		CHECK_EQ_U64(bf_matrix_counters(f)[row_a], 0);	/* the emptier row was not used */
 		CHECK(f->full_at == BLOOM_NEVER_FULL);
 	}
 	free(f);
@@ -256,7 +214,7 @@ test_full_rows_and_full_at(void)
 	CHECK(f->full_at > 0);
 	/* before the first overflow no row went past half by more than k bits */
 	for (uint32_t r = 0; r < 8; r++)
-		CHECK(matrix_counters(f)[r] <= 1024 + 4);
+		CHECK(bf_matrix_counters(f)[r] <= 1024 + 4);
 	/* full_at is set once */
 	{
 		int64_t		first = f->full_at;
@@ -287,7 +245,7 @@ test_set_operations(void)
 
 	u = copy_filter(b);
 	bf_union_into(u, a);
-	CHECK(matrix_counters_consistent(u));
+	CHECK(bf_matrix_counters_consistent(u));
 	CHECK(u->full_at == a->full_at);
 	CHECK_EQ_U64(u->inserted, 3300);
 	for (uint64_t v = 0; v < 3000; v++)
@@ -296,13 +254,13 @@ test_set_operations(void)
 		missed += !bf_query(u, value(v));
 	CHECK_EQ_U64(missed, 0);
 
-	CHECK_EQ_U64(matrix_union_full_at(5, 3), 3);
-	CHECK_EQ_U64(matrix_union_full_at(BLOOM_NEVER_FULL, 3), 3);
-	CHECK(matrix_union_full_at(BLOOM_NEVER_FULL, BLOOM_NEVER_FULL) == BLOOM_NEVER_FULL);
+	CHECK_EQ_U64(bf_matrix_union_full_at(5, 3), 3);
+	CHECK_EQ_U64(bf_matrix_union_full_at(BLOOM_NEVER_FULL, 3), 3);
+	CHECK(bf_matrix_union_full_at(BLOOM_NEVER_FULL, BLOOM_NEVER_FULL) == BLOOM_NEVER_FULL);
 
 	x = copy_filter(u);
 	bf_intersect_into(x, b);
-	CHECK(matrix_counters_consistent(x));
+	CHECK(bf_matrix_counters_consistent(x));
 	CHECK(x->full_at == BLOOM_NEVER_FULL);
 	CHECK(bf_equal(x, b));	/* b's bits are a subset of u's */
 	free(a);
@@ -332,7 +290,7 @@ test_wire(void)
 	CHECK(bf_wire_check(buf, len, &struct_bytes, err));
 	CHECK_EQ_U64(struct_bytes, bf_struct_bytes(600) + 6 * 8);
 	g = calloc(1, struct_bytes);
-	bf_deserialize(buf, len, g);
+	bf_deserialize(buf, g);
 	CHECK(bf_struct_check(g, struct_bytes, err));
 	CHECK(bf_equal(f, g));
 	CHECK(g->full_at == f->full_at);
@@ -352,10 +310,10 @@ test_wire(void)
 	buf[44] = 0xfe;				/* full_at -2 */
 	CHECK(!bf_wire_check(buf, len, &struct_bytes, err));
 	memset(buf + 44, 0, 8);
-	put_le64(buf + 44, 2000);	/* full_at 2000 >= inserted 2000 */
+	bf_put_le64(buf + 44, 2000);	/* full_at 2000 >= inserted 2000 */
 	CHECK(!bf_wire_check(buf, len, &struct_bytes, err));
 	CHECK(strstr(err, "full_at") != NULL);
-	put_le64(buf + 44, 1999);
+	bf_put_le64(buf + 44, 1999);
 	CHECK(bf_wire_check(buf, len, &struct_bytes, err));
 	free(buf);
 	free(f);
@@ -373,7 +331,7 @@ measured_fpp(double capacity, double fpp, BloomShape *shape)
 
 	if (!bf_shape_for(capacity, fpp, BLOOM_LAYOUT_MATRIX, shape, err))
 		return -1;
-	f = new_filter(shape);
+	f = unit_new_filter(shape);
 	for (uint64_t v = 0; v < (uint64_t) capacity; v++)
 		bf_insert(f, value(v));
 	for (uint64_t v = 0; v < probes; v++)

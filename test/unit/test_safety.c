@@ -4,25 +4,9 @@
  *	  core (see doc/safety-results.md), each reproduced through the same
  *	  entry points the SQL functions use.
  */
-#include <stdlib.h>
-#include <string.h>
-
-#include "multibloom_core.h"
 #include "unit.h"
 
-/* Classic part shapes with multibloom's seeds. */
-static void
-classic_shapes(int nattrs, const uint64_t *nbits, BloomShape *shapes)
-{
-	for (int i = 0; i <= nattrs; i++)
-	{
-		memset(&shapes[i], 0, sizeof(BloomShape));
-		shapes[i].layout = BLOOM_LAYOUT_CLASSIC;
-		shapes[i].nbits = nbits[i];
-		shapes[i].nhashes = 5;
-		shapes[i].seed = i == nattrs ? MULTIBLOOM_VERIFY_SEED : mbf_attr_seed(i + 1);
-	}
-}
+#include "core/multibloom.h"
 
 static MultiBloom *
 new_mb(int nattrs, const BloomShape *shapes, bool autosized, uint64_t *total)
@@ -83,8 +67,8 @@ test_multibloom_union_folds_per_part(void)
 	bool		isnull[2];
 	int			missed = 0;
 
-	classic_shapes(2, a_bits, sa);
-	classic_shapes(2, b_bits, sb);
+	unit_classic_parts(2, a_bits, sa);
+	unit_classic_parts(2, b_bits, sb);
 	a = new_mb(2, sa, true, &ta);
 	b = new_mb(2, sb, true, &tb);
 	for (uint64_t r = 0; r < 30; r++)
@@ -148,7 +132,6 @@ test_multibloom_union_folds_per_part(void)
 static void
 test_multibloom_matrix_part_roundtrip(void)
 {
-	static const uint64_t nbits[] = {512, 128, 1024};
 	BloomShape	shapes[3];
 	uint64_t	total,
 				checked = 0;
@@ -160,13 +143,7 @@ test_multibloom_matrix_part_roundtrip(void)
 	uint64_t	h[2];
 	bool		isnull[2];
 
-	classic_shapes(2, nbits, shapes);
-	shapes[0].layout = BLOOM_LAYOUT_BLOCKED;
-	shapes[0].nhashes = 4;
-	shapes[1].layout = BLOOM_LAYOUT_MATRIX;
-	shapes[1].nhashes = 2;
-	shapes[1].rows = 2;
-	shapes[1].locators = 1;
+	unit_mixed_layout_parts(shapes);
 	mb = new_mb(2, shapes, false, &total);
 	CHECK(total == mbf_header_bytes(2) + bf_shape_bytes(&shapes[0]) +
 		  bf_shape_bytes(&shapes[1]) + bf_shape_bytes(&shapes[2]));
@@ -176,14 +153,14 @@ test_multibloom_matrix_part_roundtrip(void)
 		row(r, h, isnull);
 		mbf_add_row(mb, h, isnull);
 	}
-	len = mbf_wire_bytes(mb, total);
+	len = mbf_wire_bytes(mb);
 	wire = malloc(len);
-	mbf_serialize(mb, total, wire);
+	mbf_serialize(mb, wire);
 	CHECK(mbf_wire_check(wire, len, &checked, errbuf));
 	CHECK_EQ_U64(checked, total);
 	back = calloc(1, checked);
 	back->vl_len_ = (int32_t) checked;
-	mbf_deserialize(wire, len, back);
+	mbf_deserialize(wire, back);
 	CHECK(mbf_struct_check(back, checked, errbuf));
 	CHECK(mbf_equal(mb, back));
 	CHECK_EQ_U64(back->offsets[2], mb->offsets[2]);

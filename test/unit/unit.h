@@ -1,14 +1,23 @@
 /*
  * unit.h
- *	  A minimal unit-test harness: CHECK macros that count and report
- *	  failures with file and line, and a closing "N passed, N failed" line.
+ *	  What the unit tests of the plain-C core share: a minimal harness
+ *	  (CHECK macros that count and report failures with file and line, and a
+ *	  closing "N passed, N failed" line), stand-in value hashes, and
+ *	  constructors of filters and multibloom part shapes.  The benchmark
+ *	  programs of bench/ use the value hashes too, so their values are the
+ *	  tests' values; test/fuzz/make_seeds.c uses the part shapes, so the
+ *	  seeds hold the values the tests check.
  */
 #ifndef UNIT_H
 #define UNIT_H
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/filter.h"
+#include "core/multibloom.h"
 
 static int	unit_passed,
 			unit_failed;
@@ -46,6 +55,86 @@ static int	unit_passed,
 #define RUN(test) \
 	do { int f_ = unit_failed; test(); \
 		 fprintf(stderr, "%-28s %s\n", #test, unit_failed == f_ ? "ok" : "FAILED"); } while (0)
+
+/* ---- values ---- */
+
+/*
+ * A stand-in for a type's extended hash of the integer v with a seed: any
+ * good 64-bit hash will do (this is the splitmix64 step).  Seed 0 is
+ * hash_int.
+ */
+static inline uint64_t
+hash_int_seeded(uint64_t v, uint64_t seed)
+{
+	v += UINT64_C(0x9e3779b97f4a7c15) * (seed + 1);
+	v = (v ^ (v >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	v = (v ^ (v >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return v ^ (v >> 31);
+}
+
+static inline uint64_t
+hash_int(uint64_t v)
+{
+	return hash_int_seeded(v, 0);
+}
+
+/* The double-hashing words of the integer v, as a filter receives them. */
+static inline BloomHash
+value(uint64_t v)
+{
+	return bf_hash_derive(hash_int(v));
+}
+
+/*
+ * An empty filter of a shape the test means to be valid (exits if it is
+ * not), or NULL if there is no memory for it.
+ */
+static inline BloomFilter *
+unit_new_filter(const BloomShape *shape)
+{
+	char		err[BLOOM_ERRBUF_SIZE];
+	BloomFilter *f;
+
+	if (!bf_shape_check(shape, err))
+	{
+		fprintf(stderr, "bad test shape: %s\n", err);
+		exit(2);
+	}
+	f = calloc(1, bf_shape_bytes(shape));
+	if (f != NULL)
+		bf_init(f, shape);
+	return f;
+}
+
+/* Classic multibloom part shapes of nbits[0 .. nattrs] bits, k = 5. */
+static inline void
+unit_classic_parts(int nattrs, const uint64_t *nbits, BloomShape *shapes)
+{
+	for (int i = 0; i <= nattrs; i++)
+		shapes[i] = (BloomShape) {.layout = BLOOM_LAYOUT_CLASSIC, .nbits = nbits[i],
+		.nhashes = 5, .seed = mbf_part_seed(i, nattrs)};
+}
+
+/*
+ * Part shapes of a 2-attribute multibloom whose parts are blocked, matrix
+ * and classic (the verification filter): only a hand-made value mixes
+ * layouts, since the SQL constructors make classic parts.
+ */
+static inline void
+unit_mixed_layout_parts(BloomShape shapes[3])
+{
+	static const uint64_t nbits[] = {512, 128, 1024};
+
+	unit_classic_parts(2, nbits, shapes);
+	shapes[0].layout = BLOOM_LAYOUT_BLOCKED;
+	shapes[0].nhashes = 4;
+	shapes[1].layout = BLOOM_LAYOUT_MATRIX;
+	shapes[1].nhashes = 2;
+	shapes[1].rows = 2;
+	shapes[1].locators = 1;
+}
+
+/* ---- closing ---- */
 
 /* Prints the closing line and returns the exit status. */
 static inline int

@@ -1,35 +1,13 @@
 /*
- * multibloom_core.c
- *	  The multi-attribute Bloom filter in plain C: see multibloom_core.h.
- *	  Every part is a bloom filter of bloom_core.c; this file only arranges
+ * multibloom.c
+ *	  The multi-attribute Bloom filter in plain C: see multibloom.h.
+ *	  Every part is a bloom filter of filter.h; this file only arranges
  *	  them, combines the attributes' hashes for the verification filter, and
  *	  reads and writes the container.
  */
-#include "multibloom_core.h"
+#include "multibloom.h"
 
-#include <stdio.h>
 #include <string.h>
-
-/* ---------------------------------------------------------------------
- * Little-endian fields of the container header
- * --------------------------------------------------------------------- */
-
-static void
-put_le64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t) (v >> (8 * i));
-}
-
-static uint64_t
-get_le64(const uint8_t *p)
-{
-	uint64_t	v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
 
 /* Offsets in the binary format (doc/multibloom.md). */
 enum
@@ -64,21 +42,6 @@ part_error(char *errbuf, int i, int nattrs, const char *inner)
 	snprintf(errbuf, BLOOM_ERRBUF_SIZE, "%s: %.400s", name, inner);
 }
 
-static uint64_t
-part_seed(int i, int nattrs)
-{
-	return i == nattrs ? MULTIBLOOM_VERIFY_SEED : mbf_attr_seed(i + 1);
-}
-
-/* Bytes of a part in memory, from its header (counters included for matrix). */
-static uint64_t
-part_struct_bytes(const BloomFilter *part)
-{
-	BloomShape	shape;
-
-	bf_get_shape(part, &shape);
-	return bf_shape_bytes(&shape);
-}
 
 static bool
 nattrs_check(long nattrs, char *errbuf)
@@ -114,7 +77,7 @@ mbf_shapes_for(int nattrs, const double *attr_capacity, double row_capacity,
 			part_error(errbuf, i, nattrs, inner);
 			return false;
 		}
-		shapes[i].seed = part_seed(i, nattrs);
+		shapes[i].seed = mbf_part_seed(i, nattrs);
 	}
 	return true;
 }
@@ -335,11 +298,11 @@ mbf_union_build(MultiBloom *result, const MultiBloom *a, const MultiBloom *b)
 		int32_t		host_len = dst->vl_len_;
 
 		/* a copy of the smaller part (its header and bits), then the other folded in */
-		memcpy(dst, smaller, part_struct_bytes(smaller));
+		memcpy(dst, smaller, bf_filter_bytes(smaller));
 		dst->vl_len_ = host_len;
 		bf_union_into(dst, larger);
 	}
-	result->rows = a->rows > UINT64_MAX - b->rows ? UINT64_MAX : a->rows + b->rows;
+	result->rows = bf_add_saturating(a->rows, b->rows);
 	result->flags = a->flags & b->flags;
 }
 
@@ -348,7 +311,7 @@ mbf_union_into(MultiBloom *dst, const MultiBloom *src)
 {
 	for (int i = 0; i <= dst->nattrs; i++)
 		bf_union_into(mbf_part(dst, i), mbf_part_c(src, i));
-	dst->rows = dst->rows > UINT64_MAX - src->rows ? UINT64_MAX : dst->rows + src->rows;
+	dst->rows = bf_add_saturating(dst->rows, src->rows);
 	/* a union of differently built filters is no longer "sized to its data" */
 	dst->flags &= src->flags;
 }
@@ -370,34 +333,32 @@ mbf_equal(const MultiBloom *a, const MultiBloom *b)
  * --------------------------------------------------------------------- */
 
 uint64_t
-mbf_wire_bytes(const MultiBloom *mb, uint64_t total_bytes)
+mbf_wire_bytes(const MultiBloom *mb)
 {
 	uint64_t	bytes = wire_header_bytes(mb->nattrs);
 
-	(void) total_bytes;
 	for (int i = 0; i <= mb->nattrs; i++)
 		bytes += bf_wire_bytes(mbf_part_c(mb, i));
 	return bytes;
 }
 
 void
-mbf_serialize(const MultiBloom *mb, uint64_t total_bytes, uint8_t *out)
+mbf_serialize(const MultiBloom *mb, uint8_t *out)
 {
 	uint64_t	pos = wire_header_bytes(mb->nattrs);
 
-	(void) total_bytes;
 	out[MW_VERSION] = mb->version;
 	out[MW_NATTRS] = mb->nattrs;
 	out[MW_FLAGS] = mb->flags;
 	out[MW_RESERVED0] = mb->reserved0;
-	put_le64(out + MW_ROWS, mb->rows);
-	put_le64(out + MW_RESERVED1, mb->reserved1);
+	bf_put_le64(out + MW_ROWS, mb->rows);
+	bf_put_le64(out + MW_RESERVED1, mb->reserved1);
 	for (int i = 0; i <= mb->nattrs; i++)
 	{
 		const BloomFilter *part = mbf_part_c(mb, i);
 		uint64_t	len = bf_wire_bytes(part);
 
-		put_le64(out + MW_LENGTHS + 8 * i, len);
+		bf_put_le64(out + MW_LENGTHS + 8 * i, len);
 		bf_serialize(part, out + pos);
 		pos += len;
 	}
@@ -436,12 +397,12 @@ seed_check(uint64_t seed, int i, int nattrs, char *errbuf)
 {
 	char		name[32];
 
-	if (seed == part_seed(i, nattrs))
+	if (seed == mbf_part_seed(i, nattrs))
 		return true;
 	part_name(i, nattrs, name, sizeof(name));
 	snprintf(errbuf, BLOOM_ERRBUF_SIZE, "%s has seed %llu, expected %llu",
 			 name, (unsigned long long) seed,
-			 (unsigned long long) part_seed(i, nattrs));
+			 (unsigned long long) mbf_part_seed(i, nattrs));
 	return false;
 }
 
@@ -462,7 +423,7 @@ mbf_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *err
 		return false;
 	}
 	if (!container_check(buf[MW_VERSION], buf[MW_NATTRS], buf[MW_FLAGS],
-						 buf[MW_RESERVED0], get_le64(buf + MW_RESERVED1), errbuf))
+						 buf[MW_RESERVED0], bf_get_le64(buf + MW_RESERVED1), errbuf))
 		return false;
 	nattrs = buf[MW_NATTRS];
 	pos = wire_header_bytes(nattrs);
@@ -477,7 +438,7 @@ mbf_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *err
 	total = mbf_header_bytes(nattrs);
 	for (int i = 0; i <= nattrs; i++)
 	{
-		uint64_t	part_len = get_le64(buf + MW_LENGTHS + 8 * i);
+		uint64_t	part_len = bf_get_le64(buf + MW_LENGTHS + 8 * i);
 		uint64_t	part_struct;
 
 		part_name(i, nattrs, name, sizeof(name));
@@ -494,8 +455,7 @@ mbf_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *err
 			part_error(errbuf, i, nattrs, inner);
 			return false;
 		}
-		/* the seed field is at offset 12 of a bloom's binary form */
-		if (!seed_check(get_le64(buf + pos + 12), i, nattrs, errbuf))
+		if (!seed_check(bf_wire_seed(buf + pos), i, nattrs, errbuf))
 			return false;
 		pos += part_len;
 		/* each part_struct is below 1 GB, at most 33 of them: no overflow */
@@ -520,30 +480,29 @@ mbf_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *err
 }
 
 void
-mbf_deserialize(const uint8_t *buf, size_t len, MultiBloom *mb)
+mbf_deserialize(const uint8_t *buf, MultiBloom *mb)
 {
 	int			nattrs = buf[MW_NATTRS];
 	uint64_t	pos = wire_header_bytes(nattrs);
 	uint64_t	off = mbf_header_bytes(nattrs);
 
-	(void) len;
 	mb->version = buf[MW_VERSION];
 	mb->nattrs = (uint8_t) nattrs;
 	mb->flags = buf[MW_FLAGS];
 	mb->reserved0 = buf[MW_RESERVED0];
-	mb->rows = get_le64(buf + MW_ROWS);
-	mb->reserved1 = get_le64(buf + MW_RESERVED1);
+	mb->rows = bf_get_le64(buf + MW_ROWS);
+	mb->reserved1 = bf_get_le64(buf + MW_RESERVED1);
 	for (int i = 0; i <= nattrs; i++)
 	{
-		uint64_t	part_len = get_le64(buf + MW_LENGTHS + 8 * i);
+		uint64_t	part_len = bf_get_le64(buf + MW_LENGTHS + 8 * i);
 		BloomFilter *part;
 
 		mb->offsets[i] = off;
 		part = mbf_part(mb, i);
-		bf_deserialize(buf + pos, (size_t) part_len, part);
+		bf_deserialize(buf + pos, part);
 		pos += part_len;
 		/* the size mbf_wire_check counted: matrix parts carry counters */
-		off += part_struct_bytes(part);
+		off += bf_filter_bytes(part);
 	}
 }
 

@@ -1,9 +1,9 @@
 /*
- * hash_collector_core.c
- *	  Sorting, deduplication and merge heap of the distinct-hash collector:
- *	  see hash_collector_core.h.
+ * hash_records.c
+ *	  Sorting, deduplication and merge heap of hash records: see
+ *	  hash_records.h.
  */
-#include "hash_collector_core.h"
+#include "hash_records.h"
 
 #include <string.h>
 
@@ -105,7 +105,7 @@ swap_records(uint64_t *a, uint64_t *b, int width)
 static void
 sort_wide(uint64_t *a, size_t n, int width)
 {
-	uint64_t	pivot[HC_MAX_WIDTH];
+	uint64_t	pivot[BF_RECORD_MAX_WIDTH];
 
 	while (n > 1)
 	{
@@ -118,15 +118,15 @@ sort_wide(uint64_t *a, size_t n, int width)
 				   *m;
 
 		/* median of three as the pivot, copied out since records move */
-		if (hc_record_cmp(x, y, width) < 0)
-			m = hc_record_cmp(y, z, width) < 0 ? y : (hc_record_cmp(x, z, width) < 0 ? z : x);
+		if (bf_record_cmp(x, y, width) < 0)
+			m = bf_record_cmp(y, z, width) < 0 ? y : (bf_record_cmp(x, z, width) < 0 ? z : x);
 		else
-			m = hc_record_cmp(x, z, width) < 0 ? x : (hc_record_cmp(y, z, width) < 0 ? z : y);
+			m = bf_record_cmp(x, z, width) < 0 ? x : (bf_record_cmp(y, z, width) < 0 ? z : y);
 		memcpy(pivot, m, sizeof(uint64_t) * width);
 
 		while (i < gt)
 		{
-			int			c = hc_record_cmp(a + i * width, pivot, width);
+			int			c = bf_record_cmp(a + i * width, pivot, width);
 
 			if (c < 0)
 				swap_records(a + (i++) * width, a + (lt++) * width, width);
@@ -150,7 +150,7 @@ sort_wide(uint64_t *a, size_t n, int width)
 }
 
 void
-hc_sort_records(uint64_t *recs, size_t n, int width)
+bf_records_sort(uint64_t *recs, size_t n, int width)
 {
 	if (width == 1)
 		sort_u64(recs, n);
@@ -159,7 +159,7 @@ hc_sort_records(uint64_t *recs, size_t n, int width)
 }
 
 size_t
-hc_unique_records(uint64_t *recs, size_t n, int width)
+bf_records_unique(uint64_t *recs, size_t n, int width)
 {
 	size_t		out = 0;
 
@@ -174,7 +174,7 @@ hc_unique_records(uint64_t *recs, size_t n, int width)
 	}
 	for (size_t i = 1; i < n; i++)
 	{
-		if (hc_record_cmp(recs + i * width, recs + out * width, width) != 0)
+		if (bf_record_cmp(recs + i * width, recs + out * width, width) != 0)
 		{
 			out++;
 			if (out != i)
@@ -185,12 +185,12 @@ hc_unique_records(uint64_t *recs, size_t n, int width)
 }
 
 size_t
-hc_sort_unique(uint64_t *recs, size_t nsorted, size_t n, int width)
+bf_records_sort_unique(uint64_t *recs, size_t nsorted, size_t n, int width)
 {
 	if (nsorted == n)
 		return n;
-	hc_sort_records(recs, n, width);
-	return hc_unique_records(recs, n, width);
+	bf_records_sort(recs, n, width);
+	return bf_records_unique(recs, n, width);
 }
 
 /* ---------------------------------------------------------------------
@@ -198,13 +198,13 @@ hc_sort_unique(uint64_t *recs, size_t nsorted, size_t n, int width)
  * --------------------------------------------------------------------- */
 
 static inline bool
-cursor_less(const HcMergeHeap *h, int a, int b)
+cursor_less(const BfMergeHeap *h, int a, int b)
 {
-	return hc_record_cmp(h->cur[a], h->cur[b], h->width) < 0;
+	return bf_record_cmp(h->cur[a], h->cur[b], h->width) < 0;
 }
 
 static void
-sift_down(HcMergeHeap *h, int pos)
+sift_down(BfMergeHeap *h, int pos)
 {
 	int			item = h->heap[pos];
 
@@ -225,14 +225,14 @@ sift_down(HcMergeHeap *h, int pos)
 }
 
 void
-hc_heap_build(HcMergeHeap *h)
+bf_merge_heap_build(BfMergeHeap *h)
 {
 	for (int i = h->n / 2 - 1; i >= 0; i--)
 		sift_down(h, i);
 }
 
 void
-hc_heap_top_advanced(HcMergeHeap *h)
+bf_merge_heap_top_advanced(BfMergeHeap *h)
 {
 	if (h->cur[h->heap[0]] == NULL)
 	{

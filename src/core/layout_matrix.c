@@ -1,23 +1,18 @@
 /*
- * layout_matrix_core.c
- *	  The 'matrix' layout (M-BMBF, Yang & Huang 2017): see layout_matrix_core.h
+ * layout_matrix.c
+ *	  The 'matrix' layout (M-BMBF, Yang & Huang 2017): see layout_matrix.h
  *	  and doc/matrix.md.
  */
-#include "layout_matrix_core.h"
+#include "layout_matrix.h"
 
-#include <math.h>
-#include <stdio.h>
 #include <string.h>
-
-#define LN2		0.69314718055994530942
-#define LN2_SQ	(LN2 * LN2)
 
 /* ---------------------------------------------------------------------
  * Shapes
  * --------------------------------------------------------------------- */
 
 bool
-matrix_shape_check(const BloomShape *s, char *errbuf)
+bf_matrix_shape_check(const BloomShape *s, char *errbuf)
 {
 	if (s->locators < 1 || s->locators > BLOOM_MATRIX_MAX_LOCATORS)
 	{
@@ -60,25 +55,16 @@ matrix_shape_check(const BloomShape *s, char *errbuf)
  * 64-bit words.
  */
 bool
-matrix_shape_for(double capacity, double fpp, BloomShape *s, char *errbuf)
+bf_matrix_shape_for(double capacity, double fpp, BloomShape *s, char *errbuf)
 {
 	const uint32_t rows = BLOOM_MATRIX_DEFAULT_ROWS;
 	const uint32_t locators = BLOOM_MATRIX_DEFAULT_LOCATORS;
 	double		m,
-				k,
 				row_bits;
+	uint32_t	k;
 
-	m = ceil(-capacity * log(fpp / locators) / LN2_SQ);
-	k = round(m / capacity * LN2);
-	if (k < 1)
-		k = 1;
-	if (k > BLOOM_MAX_NHASHES)
-	{
-		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
-				 "false-positive probability %g needs %.0f hash functions, more than the maximum %d",
-				 fpp, k, BLOOM_MAX_NHASHES);
+	if (!bf_optimal_size(capacity, fpp, locators, &m, &k, errbuf))
 		return false;
-	}
 	row_bits = ceil(m / rows / 64.0) * 64.0;
 	if (!(row_bits * rows <= (double) BLOOM_MAX_NBITS))
 	{
@@ -91,27 +77,15 @@ matrix_shape_for(double capacity, double fpp, BloomShape *s, char *errbuf)
 	memset(s, 0, sizeof(*s));
 	s->layout = BLOOM_LAYOUT_MATRIX;
 	s->nbits = (uint64_t) row_bits * rows;
-	s->nhashes = (uint32_t) k;
+	s->nhashes = k;
 	s->rows = rows;
 	s->locators = locators;
-	return matrix_shape_check(s, errbuf);
+	return bf_matrix_shape_check(s, errbuf);
 }
 
 /* ---------------------------------------------------------------------
  * Positions
  * --------------------------------------------------------------------- */
-
-/* The splitmix64 finalizer: a bijection with full avalanche. */
-static inline uint64_t
-matrix_mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94d049bb133111eb);
-	x ^= x >> 31;
-	return x;
-}
 
 /*
  * The candidate row of group g.  The locating hashes come from both words
@@ -122,7 +96,7 @@ static inline uint32_t
 candidate_row(const BloomFilter *f, uint64_t locator_base, uint32_t g)
 {
 	uint32_t	group_rows = f->rows / f->locators;
-	uint64_t	x = matrix_mix(locator_base + (uint64_t) (g + 1) * UINT64_C(0x9e3779b97f4a7c15));
+	uint64_t	x = bf_mix64(locator_base + (uint64_t) (g + 1) * UINT64_C(0x9e3779b97f4a7c15));
 
 	return g * group_rows + (uint32_t) bf_reduce(x, group_rows);
 }
@@ -130,7 +104,7 @@ candidate_row(const BloomFilter *f, uint64_t locator_base, uint32_t g)
 static inline uint64_t
 locator_base(BloomHash h)
 {
-	return matrix_mix(h.h1 ^ ((h.h2 << 29) | (h.h2 >> 35)));
+	return bf_mix64(h.h1 ^ ((h.h2 << 29) | (h.h2 >> 35)));
 }
 
 /*
@@ -141,16 +115,11 @@ locator_base(BloomHash h)
 static inline void
 in_row_positions(const BloomFilter *f, BloomHash h, uint64_t *pos)
 {
-	uint64_t	x = h.h1,
-				y = h.h2,
-				row_bits = matrix_row_bits(f);
+	BfProbe		p = bf_probe_start(h);
+	uint64_t	row_bits = bf_matrix_row_bits(f);
 
 	for (uint32_t i = 0; i < f->nhashes; i++)
-	{
-		pos[i] = bf_reduce(x, row_bits);
-		x += y;
-		y += i;
-	}
+		pos[i] = bf_probe_next(&p, row_bits);
 }
 
 /* ---------------------------------------------------------------------
@@ -158,12 +127,12 @@ in_row_positions(const BloomFilter *f, BloomHash h, uint64_t *pos)
  * --------------------------------------------------------------------- */
 
 bool
-matrix_insert(BloomFilter *f, BloomHash h)
+bf_matrix_insert(BloomFilter *f, BloomHash h)
 {
 	uint64_t	pos[BLOOM_MAX_NHASHES];
-	uint64_t	row_bits = matrix_row_bits(f);
+	uint64_t	row_bits = bf_matrix_row_bits(f);
 	uint64_t	base = locator_base(h);
-	uint64_t   *counters = matrix_counters(f);
+	uint64_t   *counters = bf_matrix_counters(f);
 	int64_t		best = -1,		/* fewest new bits among non-full rows */
 				least = -1;		/* least-filled row, if all are full */
 	uint32_t	best_new = 0;
@@ -183,7 +152,7 @@ matrix_insert(BloomFilter *f, BloomHash h)
 
 		if (least < 0 || counters[row] < counters[least])
 			least = row;
-		if (matrix_row_full(counters[row], row_bits))
+		if (bf_matrix_row_full(counters[row], row_bits))
 			continue;
 		/* longest bit match; ties go to the emptier row, then the first group */
 		if (best < 0 || new_bits < best_new ||
@@ -202,27 +171,18 @@ matrix_insert(BloomFilter *f, BloomHash h)
 		best = least;
 	}
 
+	/* count each bit once, even if two positions coincide */
 	row_start = (uint64_t) best * row_bits;
 	for (uint32_t i = 0; i < f->nhashes; i++)
-	{
-		uint64_t	bit = row_start + pos[i];
-		uint64_t	mask = (uint64_t) 1 << (bit & 63);
-
-		/* count each bit once, even if two positions coincide */
-		if ((f->words[bit >> 6] & mask) == 0)
-		{
-			f->words[bit >> 6] |= mask;
-			counters[best]++;
-		}
-	}
+		counters[best] += bf_set_bit(f->words, row_start + pos[i]);
 	return true;
 }
 
 bool
-matrix_query(const BloomFilter *f, BloomHash h)
+bf_matrix_query(const BloomFilter *f, BloomHash h)
 {
 	uint64_t	pos[BLOOM_MAX_NHASHES];
-	uint64_t	row_bits = matrix_row_bits(f);
+	uint64_t	row_bits = bf_matrix_row_bits(f);
 	uint64_t	base = locator_base(h);
 
 	in_row_positions(f, h, pos);
@@ -243,61 +203,35 @@ matrix_query(const BloomFilter *f, BloomHash h)
  * Counters and statistics
  * --------------------------------------------------------------------- */
 
-static inline uint64_t
-popcount64(uint64_t x)
+void
+bf_matrix_prefetch(const BloomFilter *f, BloomHash h)
 {
-#if defined(__GNUC__) || defined(__clang__)
-	return (uint64_t) __builtin_popcountll(x);
-#else
-	x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
-	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
-	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
-	return (x * UINT64_C(0x0101010101010101)) >> 56;
-#endif
+	(void) f;
+	(void) h;
 }
 
-/* Bits [lo, hi) of one word, 0 <= lo < hi <= 64. */
-static inline uint64_t
-word_slice(uint64_t w, unsigned lo, unsigned hi)
+double
+bf_matrix_estimate_count(const BloomFilter *f)
 {
-	uint64_t	mask = hi == 64 ? ~(uint64_t) 0 : (((uint64_t) 1 << hi) - 1);
-
-	return w & mask & (~(uint64_t) 0 << lo);
-}
-
-uint64_t
-bf_popcount_range(const uint64_t *words, uint64_t from, uint64_t len)
-{
-	uint64_t	end = from + len,
-				count = 0,
-				w = from >> 6,
-				last = (end - 1) >> 6;
-
-	if (len == 0)
-		return 0;
-	if (w == last)
-		return popcount64(word_slice(words[w], from & 63, (unsigned) ((end - 1) & 63) + 1));
-	count = popcount64(word_slice(words[w], from & 63, 64));
-	for (w++; w < last; w++)
-		count += popcount64(words[w]);
-	return count + popcount64(word_slice(words[last], 0, (unsigned) ((end - 1) & 63) + 1));
+	return bf_count_from_fill((double) f->nbits, f->nhashes,
+							  (double) bf_popcount_words(f->words, bf_nwords(f)));
 }
 
 void
-matrix_recount(BloomFilter *f)
+bf_matrix_recount(BloomFilter *f)
 {
-	uint64_t	row_bits = matrix_row_bits(f);
-	uint64_t   *counters = matrix_counters(f);
+	uint64_t	row_bits = bf_matrix_row_bits(f);
+	uint64_t   *counters = bf_matrix_counters(f);
 
 	for (uint32_t r = 0; r < f->rows; r++)
 		counters[r] = bf_popcount_range(f->words, (uint64_t) r * row_bits, row_bits);
 }
 
 bool
-matrix_counters_consistent(const BloomFilter *f)
+bf_matrix_counters_consistent(const BloomFilter *f)
 {
-	uint64_t	row_bits = matrix_row_bits(f);
-	const uint64_t *counters = matrix_counters_const(f);
+	uint64_t	row_bits = bf_matrix_row_bits(f);
+	const uint64_t *counters = bf_matrix_counters_const(f);
 
 	for (uint32_t r = 0; r < f->rows; r++)
 		if (counters[r] != bf_popcount_range(f->words, (uint64_t) r * row_bits, row_bits))
@@ -311,7 +245,7 @@ matrix_counters_consistent(const BloomFilter *f)
  * candidates in a part would have met them in the union too.
  */
 int64_t
-matrix_union_full_at(int64_t a, int64_t b)
+bf_matrix_union_full_at(int64_t a, int64_t b)
 {
 	if (a == BLOOM_NEVER_FULL)
 		return b;
@@ -321,11 +255,11 @@ matrix_union_full_at(int64_t a, int64_t b)
 }
 
 double
-matrix_estimate_fpp(const BloomFilter *f)
+bf_matrix_estimate_fpp(const BloomFilter *f)
 {
 	uint32_t	group_rows = f->rows / f->locators;
-	double		row_bits = (double) matrix_row_bits(f);
-	const uint64_t *counters = matrix_counters_const(f);
+	double		row_bits = (double) bf_matrix_row_bits(f);
+	const uint64_t *counters = bf_matrix_counters_const(f);
 	double		miss_all = 1.0;
 
 	for (uint32_t g = 0; g < f->locators; g++)

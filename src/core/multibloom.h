@@ -1,14 +1,17 @@
 /*
- * multibloom_core.h
+ * multibloom.h
  *	  The multi-attribute Bloom filter in plain C (no PostgreSQL): after Xiao
  *	  & Hua's parallel Bloom filter with a verification filter (PBF-BF).
+ *	  Use it to test whole rows (a, b, ...) for membership with the rate of
+ *	  one filter, where separate per-column filters would accept every
+ *	  cross-combination of values seen; src/multibloom*.c is the SQL glue.
  *
  *	  A multibloom holds nattrs complete bloom filters, one per attribute,
  *	  each with its own seed so their positions are independent, plus one
  *	  verification filter of whole rows, whose value hash is an
  *	  order-sensitive combination of the attributes' 64-bit hashes.  Every
- *	  part is a BloomFilter of bloom_core.h, so inserting, probing, sizing,
- *	  uniting and the parts' binary form are bloom's own.
+ *	  part is a BloomFilter of core/filter.h, so inserting, probing, sizing,
+ *	  uniting and the parts' binary form (core/wire.h) are bloom's own.
  *
  *	  In memory (and on disk) a multibloom is a varlena:
  *
@@ -20,10 +23,11 @@
  *	  is owned by the host, like BloomFilter's: the core neither reads nor
  *	  checks it.  The binary format is described in doc/multibloom.md.
  */
-#ifndef MULTIBLOOM_CORE_H
-#define MULTIBLOOM_CORE_H
+#ifndef BF_MULTIBLOOM_H
+#define BF_MULTIBLOOM_H
 
-#include "bloom_core.h"
+#include "filter.h"
+#include "wire.h"
 
 /* Format version written by this code; readers accept 1..this. */
 #define MULTIBLOOM_FORMAT_VERSION	1
@@ -42,6 +46,13 @@
  */
 #define MULTIBLOOM_VERIFY_SEED		0
 #define mbf_attr_seed(attno)	((uint64_t) (attno))
+
+/* Seed of part i (0-based; i == nattrs is the verification filter). */
+static inline uint64_t
+mbf_part_seed(int i, int nattrs)
+{
+	return i == nattrs ? MULTIBLOOM_VERIFY_SEED : mbf_attr_seed(i + 1);
+}
 
 /* Binary format: fixed header bytes before the part lengths. */
 #define MULTIBLOOM_WIRE_FIXED_BYTES	20
@@ -177,11 +188,11 @@ extern bool mbf_equal(const MultiBloom *a, const MultiBloom *b);
 
 /* ---- binary format and checks ---- */
 
-/* Bytes of the serialized form of a checked value of total_bytes bytes. */
-extern uint64_t mbf_wire_bytes(const MultiBloom *mb, uint64_t total_bytes);
+/* Bytes of the serialized form of a checked value. */
+extern uint64_t mbf_wire_bytes(const MultiBloom *mb);
 
 /* Writes the serialized form (mbf_wire_bytes bytes) to out. */
-extern void mbf_serialize(const MultiBloom *mb, uint64_t total_bytes, uint8_t *out);
+extern void mbf_serialize(const MultiBloom *mb, uint8_t *out);
 
 /*
  * Validates a serialized multibloom of len bytes: its header, every part
@@ -191,8 +202,12 @@ extern void mbf_serialize(const MultiBloom *mb, uint64_t total_bytes, uint8_t *o
 extern bool mbf_wire_check(const uint8_t *buf, size_t len,
 								  uint64_t *struct_bytes, char *errbuf);
 
-/* Fills mb (struct_bytes bytes) from a buffer mbf_wire_check passed. */
-extern void mbf_deserialize(const uint8_t *buf, size_t len, MultiBloom *mb);
+/*
+ * Fills mb (struct_bytes bytes) from a buffer mbf_wire_check passed.  The
+ * lengths are the buffer's own; the host sets the length words (the value's
+ * and its parts', mbf_part_bytes).
+ */
+extern void mbf_deserialize(const uint8_t *buf, MultiBloom *mb);
 
 /*
  * Checks an in-memory value of size bytes: header, offsets, and every part's
@@ -200,4 +215,4 @@ extern void mbf_deserialize(const uint8_t *buf, size_t len, MultiBloom *mb);
  */
 extern bool mbf_struct_check(const MultiBloom *mb, uint64_t size, char *errbuf);
 
-#endif							/* MULTIBLOOM_CORE_H */
+#endif							/* BF_MULTIBLOOM_H */

@@ -1,0 +1,422 @@
+/*
+ * bf_base.h
+ *	  The leaf of the plain-C core: the BloomFilter struct and its shape,
+ *	  the constants and limits of the stored format, and the small inline
+ *	  helpers every layer shares (mixing a hash, mapping it onto a range,
+ *	  bit access, popcount, little-endian fields, the optimal classic size).
+ *	  It includes no other file of the project.
+ *
+ *	  Include it directly from a layout (layout_*.c) or from code that needs
+ *	  only the types; everything else gets it through core/filter.h.
+ *
+ *	  The in-memory struct starts with a 4-byte length word owned by the host
+ *	  (PostgreSQL's varlena header).  The serialized ("binary") format is the
+ *	  struct without that word, little-endian: see core/wire.h and
+ *	  doc/format.md.
+ */
+#ifndef BF_BASE_H
+#define BF_BASE_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Format version written by this code; readers accept 1..this. */
+#define BLOOM_FORMAT_VERSION	1
+
+/* Layouts: how a value's bits are placed (one file each, layout_*.h). */
+#define BLOOM_LAYOUT_CLASSIC	0	/* k positions anywhere in m bits */
+#define BLOOM_LAYOUT_BLOCKED	1	/* k positions inside one 512-bit block */
+#define BLOOM_LAYOUT_MATRIX		2	/* M-BMBF: r rows, s locating hashes */
+#define BLOOM_NUM_LAYOUTS		3
+
+/*
+ * Hash schemes: how a value becomes the two 64-bit words that drive double
+ * hashing.  Scheme 1: the type's extended hash (seeded with the filter's
+ * seed), then two different 64-bit finalizers (see bf_hash_derive).
+ */
+#define BLOOM_HASH_SCHEME_PG_EXTENDED	1
+
+/* Flags (header byte 3).  Unknown flags are rejected by readers. */
+#define BLOOM_FLAG_AUTOSIZED	0x01	/* built by a sizing aggregate */
+#define BLOOM_KNOWN_FLAGS		(BLOOM_FLAG_AUTOSIZED)
+
+/* Blocked layout: one block is one 64-byte cache line. */
+#define BLOOM_BLOCK_BITS		512
+
+/*
+ * Limits.  A PostgreSQL value (and allocation) is at most 1 GB - 1 bytes;
+ * the largest filter is the largest that fits, which is > 2^32 bits.
+ */
+#define BLOOM_MAX_ALLOC_BYTES	((uint64_t) 0x3fffffff)
+#define BLOOM_MAX_WORDS \
+	((BLOOM_MAX_ALLOC_BYTES - (uint64_t) offsetof(BloomFilter, words)) / 8)
+#define BLOOM_MAX_NBITS			(BLOOM_MAX_WORDS * 64)
+#define BLOOM_MAX_NHASHES		64
+
+/* Longest message the core writes into an error buffer. */
+#define BLOOM_ERRBUF_SIZE		512
+
+/* Null value of full_at: never full (or not a matrix). */
+#define BLOOM_NEVER_FULL		(-1)
+
+/* ln 2 and its square, of the optimal-size formulas. */
+#define BF_LN2		0.69314718055994530942
+#define BF_LN2_SQ	(BF_LN2 * BF_LN2)
+
+typedef struct BloomFilter
+{
+	int32_t		vl_len_;		/* host's length word; not part of the format */
+	uint8_t		version;		/* format version */
+	uint8_t		layout;			/* BLOOM_LAYOUT_* */
+	uint8_t		hash_scheme;	/* BLOOM_HASH_SCHEME_* */
+	uint8_t		flags;			/* BLOOM_FLAG_* */
+	uint64_t	nbits;			/* m: number of addressable bits */
+	uint64_t	seed;			/* passed to the type's extended hash */
+	uint64_t	inserted;		/* number of values added (with repeats) */
+	uint32_t	nhashes;		/* k: bits per value */
+	uint32_t	rows;			/* matrix: r; otherwise 0 */
+	uint32_t	locators;		/* matrix: s; otherwise 0 */
+	uint32_t	reserved1;		/* must be 0 */
+	int64_t		full_at;		/* matrix: see doc/format.md; else -1 */
+	uint64_t	reserved2;		/* must be 0 */
+	uint64_t	words[];		/* ceil(nbits / 64) words, bit i in words[i/64] */
+} BloomFilter;
+
+/* The two words a value contributes to double hashing. */
+typedef struct BloomHash
+{
+	uint64_t	h1;
+	uint64_t	h2;				/* never zero */
+} BloomHash;
+
+/* The shape: everything two filters must share to be united. */
+typedef struct BloomShape
+{
+	uint8_t		layout;
+	uint64_t	nbits;
+	uint32_t	nhashes;
+	uint64_t	seed;
+	uint32_t	rows;
+	uint32_t	locators;
+} BloomShape;
+
+/* ---- sizes ---- */
+
+/* Number of 64-bit words holding nbits bits. */
+static inline uint64_t
+bf_words_for_bits(uint64_t nbits)
+{
+	return (nbits + 63) / 64;
+}
+
+static inline uint64_t
+bf_nwords(const BloomFilter *f)
+{
+	return bf_words_for_bits(f->nbits);
+}
+
+/*
+ * Bytes of the in-memory struct (the varlena size) of a filter that is only
+ * its nbits bits (classic, blocked).  For any layout use bf_shape_bytes.
+ */
+static inline uint64_t
+bf_struct_bytes(uint64_t nbits)
+{
+	return (uint64_t) offsetof(BloomFilter, words) + 8 * bf_words_for_bits(nbits);
+}
+
+/*
+ * Bytes of the in-memory struct for a valid shape: the bit words, plus for
+ * the matrix layout one 64-bit set-bit counter per row after them
+ * (layout_matrix.h).  The binary format carries only the bits.
+ */
+static inline uint64_t
+bf_shape_bytes(const BloomShape *shape)
+{
+	uint64_t	bytes = bf_struct_bytes(shape->nbits);
+
+	if (shape->layout == BLOOM_LAYOUT_MATRIX)
+		bytes += 8 * (uint64_t) shape->rows;
+	return bytes;
+}
+
+/* a + b, or UINT64_MAX if that overflows: counts of values and rows. */
+static inline uint64_t
+bf_add_saturating(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* ---- hashing: both finalizers are part of the stored format ---- */
+
+/*
+ * The splitmix64 / MurmurHash3 64-bit finalizer, a bijection with full
+ * avalanche: derives the double-hashing words (bf_hash_derive) and the
+ * matrix layout's candidate rows.
+ */
+static inline uint64_t
+bf_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	x ^= x >> 27;
+	x *= UINT64_C(0x94d049bb133111eb);
+	x ^= x >> 31;
+	return x;
+}
+
+/*
+ * A second 64-bit finalizer, with other shifts and multipliers: draws the
+ * blocked layout's in-block positions beyond the first seven, so they are
+ * not a function of what bf_mix64 already gave h2.
+ */
+static inline uint64_t
+bf_mix64_inblock(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= UINT64_C(0x7fb5d329728ea185);
+	x ^= x >> 27;
+	x *= UINT64_C(0x81dadef4bc2dd44d);
+	x ^= x >> 33;
+	return x;
+}
+
+/*
+ * Two words from one 64-bit hash of a value, through two different
+ * bijections, so each is a full-quality 64-bit word even if the type's hash
+ * is weak in some bits, and neither is a slice of the other (slicing a
+ * 64-bit hash into 32-bit halves is what loses the rate beyond 2^32 bits).
+ * h2 is forced odd, so it is never zero.  Inline: it runs once per row.
+ */
+static inline BloomHash
+bf_hash_derive(uint64_t value_hash)
+{
+	BloomHash	h;
+
+	h.h1 = bf_mix64(value_hash + UINT64_C(0x9e3779b97f4a7c15));
+	h.h2 = bf_mix64(value_hash ^ UINT64_C(0xc2b2ae3d27d4eb4f)) | 1;
+	return h;
+}
+
+/* Maps a uniform 64-bit x onto [0, n) without division (Lemire). */
+static inline uint64_t
+bf_reduce(uint64_t x, uint64_t n)
+{
+#ifdef __SIZEOF_INT128__
+	return (uint64_t) (((unsigned __int128) x * n) >> 64);
+#else
+	uint64_t	xl = x & 0xffffffffu,
+				xh = x >> 32,
+				nl = n & 0xffffffffu,
+				nh = n >> 32;
+	uint64_t	mid = xh * nl + ((xl * nl) >> 32);
+	uint64_t	mid2 = xl * nh + (mid & 0xffffffffu);
+
+	return xh * nh + (mid >> 32) + (mid2 >> 32);
+#endif
+}
+
+/*
+ * Enhanced double hashing (Dillinger & Manolios) on the two words of
+ * bf_hash_derive: x_i = h1 + i*h2 + (i^3 - i)/6, each mapped onto [0, n) by
+ * bf_reduce.  The classic layout's positions in the whole filter, and the
+ * matrix layout's positions in a row.  Use: bf_probe_start, then
+ * bf_probe_next(&p, n) once per hash function.
+ */
+typedef struct BfProbe
+{
+	uint64_t	x;
+	uint64_t	y;
+	uint32_t	i;
+} BfProbe;
+
+static inline BfProbe
+bf_probe_start(BloomHash h)
+{
+	BfProbe		p = {h.h1, h.h2, 0};
+
+	return p;
+}
+
+static inline uint64_t
+bf_probe_next(BfProbe *p, uint64_t n)
+{
+	uint64_t	pos = bf_reduce(p->x, n);
+
+	p->x += p->y;
+	p->y += p->i++;
+	return pos;
+}
+
+/* ---- bits ---- */
+
+/* Sets a bit; true if it was clear (the filter changed). */
+static inline bool
+bf_set_bit(uint64_t *words, uint64_t bit)
+{
+	uint64_t	mask = (uint64_t) 1 << (bit & 63);
+	bool		was_clear = (words[bit >> 6] & mask) == 0;
+
+	words[bit >> 6] |= mask;
+	return was_clear;
+}
+
+static inline bool
+bf_test_bit(const uint64_t *words, uint64_t bit)
+{
+	return (words[bit >> 6] >> (bit & 63)) & 1;
+}
+
+/* Asks the CPU to load the cache line at p for writing; only a hint. */
+static inline void
+bf_prefetch_line(const void *p)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	__builtin_prefetch(p, 1, 3);
+#else
+	(void) p;
+#endif
+}
+
+static inline unsigned
+bf_popcount64(uint64_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return (unsigned) __builtin_popcountll(x);
+#else
+	x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
+	x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+	x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	return (unsigned) ((x * UINT64_C(0x0101010101010101)) >> 56);
+#endif
+}
+
+/* Set bits of words[0 .. n). */
+static inline uint64_t
+bf_popcount_words(const uint64_t *words, uint64_t n)
+{
+	uint64_t	count = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		count += bf_popcount64(words[i]);
+	return count;
+}
+
+/* Bits [lo, hi) of one word, 0 <= lo < hi <= 64. */
+static inline uint64_t
+bf_word_slice(uint64_t w, unsigned lo, unsigned hi)
+{
+	uint64_t	mask = hi == 64 ? ~(uint64_t) 0 : (((uint64_t) 1 << hi) - 1);
+
+	return w & mask & (~(uint64_t) 0 << lo);
+}
+
+/* Set bits of bits [from, from + len) of a bit array. */
+static inline uint64_t
+bf_popcount_range(const uint64_t *words, uint64_t from, uint64_t len)
+{
+	uint64_t	end = from + len,
+				w = from >> 6,
+				last = (end - 1) >> 6;
+	unsigned	end_bit = (unsigned) ((end - 1) & 63) + 1;
+
+	if (len == 0)
+		return 0;
+	if (w == last)
+		return bf_popcount64(bf_word_slice(words[w], from & 63, end_bit));
+	return bf_popcount64(bf_word_slice(words[w], from & 63, 64)) +
+		bf_popcount_words(words + w + 1, last - w - 1) +
+		bf_popcount64(bf_word_slice(words[last], 0, end_bit));
+}
+
+/* ---- little-endian fields of the binary formats ---- */
+
+static inline void
+bf_put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t) (v >> (8 * i));
+}
+
+static inline void
+bf_put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t) (v >> (8 * i));
+}
+
+static inline uint32_t
+bf_get_le32(const uint8_t *p)
+{
+	uint32_t	v = 0;
+
+	for (int i = 3; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static inline uint64_t
+bf_get_le64(const uint8_t *p)
+{
+	uint64_t	v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* ---- the optimal classic filter, which every layout's sizing starts from ---- */
+
+/* Bits of the optimal classic filter for n values at rate p: -n ln p / (ln 2)^2. */
+static inline double
+bf_optimal_bits(double n, double p)
+{
+	return -n * log(p) / BF_LN2_SQ;
+}
+
+/*
+ * The optimal classic filter for capacity values, when a query reads
+ * `reads` independent such filters (1 for a classic filter, s candidate rows
+ * for a matrix) and together they are to answer wrongly at rate fpp: each is
+ * sized at rate fpp / reads.  *m gets the bits (whole bits, not yet rounded
+ * to words), *k = round(m / n ln 2), at least 1.  False with a message,
+ * naming fpp, if k exceeds BLOOM_MAX_NHASHES.
+ */
+static inline bool
+bf_optimal_size(double capacity, double fpp, uint32_t reads,
+				double *m, uint32_t *k, char *errbuf)
+{
+	double		bits = ceil(bf_optimal_bits(capacity, fpp / reads));
+	double		hashes = round(bits / capacity * BF_LN2);
+
+	if (hashes < 1)
+		hashes = 1;
+	if (hashes > BLOOM_MAX_NHASHES)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "false-positive probability %g needs %.0f hash functions, more than the maximum %d",
+				 fpp, hashes, BLOOM_MAX_NHASHES);
+		return false;
+	}
+	*m = bits;
+	*k = (uint32_t) hashes;
+	return true;
+}
+
+/*
+ * Swamidass & Baldi: the number of values in a filter of m bits and k
+ * hashes with x bits set is about -(m/k) ln(1 - x/m).  Infinite when every
+ * bit is set: the filter then says nothing about its contents.
+ */
+static inline double
+bf_count_from_fill(double m, uint32_t k, double x)
+{
+	if (x >= m)
+		return INFINITY;
+	return -(m / k) * log1p(-x / m);
+}
+
+#endif							/* BF_BASE_H */

@@ -1,0 +1,467 @@
+/*
+ * filter.c
+ *	  A Bloom filter of any layout: see filter.h.  Everything that depends on
+ *	  the layout is reached through the table below.
+ */
+#include "filter.h"
+
+#include "layout_blocked.h"
+#include "layout_classic.h"
+#include "layout_matrix.h"
+
+#include <string.h>
+
+/* The operations every layout_*.h offers, under parallel names. */
+typedef struct LayoutOps
+{
+	const char *name;
+	bool		has_rows;		/* uses the shape's rows and locators */
+	bool		(*shape_for) (double capacity, double fpp, BloomShape *shape, char *errbuf);
+	bool		(*shape_check) (const BloomShape *shape, char *errbuf);
+	bool		(*insert) (BloomFilter *f, BloomHash h);
+	bool		(*query) (const BloomFilter *f, BloomHash h);
+	void		(*prefetch) (const BloomFilter *f, BloomHash h);
+	double		(*estimate_count) (const BloomFilter *f);
+	double		(*estimate_fpp) (const BloomFilter *f);
+} LayoutOps;
+
+#define LAYOUT_OPS(name, has_rows, prefix) \
+	{name, has_rows, prefix##_shape_for, prefix##_shape_check, prefix##_insert, prefix##_query, \
+	 prefix##_prefetch, prefix##_estimate_count, prefix##_estimate_fpp}
+
+/* Indexed by BLOOM_LAYOUT_*: the stored layout byte. */
+static const LayoutOps layouts[BLOOM_NUM_LAYOUTS] = {
+	[BLOOM_LAYOUT_CLASSIC] = LAYOUT_OPS("classic", false, bf_classic),
+	[BLOOM_LAYOUT_BLOCKED] = LAYOUT_OPS("blocked", false, bf_blocked),
+	[BLOOM_LAYOUT_MATRIX] = LAYOUT_OPS("matrix", true, bf_matrix),
+};
+
+/* The layout of a checked filter (its layout byte is in range). */
+static inline const LayoutOps *
+ops_of(const BloomFilter *f)
+{
+	return &layouts[f->layout];
+}
+
+const char *
+bf_layout_name(int layout)
+{
+	if (layout < 0 || layout >= BLOOM_NUM_LAYOUTS)
+		return "unknown";
+	return layouts[layout].name;
+}
+
+int
+bf_layout_from_name(const char *name)
+{
+	for (int i = 0; i < BLOOM_NUM_LAYOUTS; i++)
+		if (strcmp(name, layouts[i].name) == 0)
+			return i;
+	return -1;
+}
+
+/* ---------------------------------------------------------------------
+ * Shapes
+ * --------------------------------------------------------------------- */
+
+bool
+bf_shape_check(const BloomShape *s, char *errbuf)
+{
+	if (s->layout >= BLOOM_NUM_LAYOUTS)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "unknown layout %u", (unsigned) s->layout);
+		return false;
+	}
+	if (s->nbits < 1 || s->nbits > BLOOM_MAX_NBITS)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "number of bits must be between 1 and %llu, not %llu",
+				 (unsigned long long) BLOOM_MAX_NBITS,
+				 (unsigned long long) s->nbits);
+		return false;
+	}
+	if (s->nhashes < 1 || s->nhashes > BLOOM_MAX_NHASHES)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "number of hash functions must be between 1 and %d, not %u",
+				 BLOOM_MAX_NHASHES, (unsigned) s->nhashes);
+		return false;
+	}
+	if (!layouts[s->layout].shape_check(s, errbuf))
+		return false;
+	if (!layouts[s->layout].has_rows && (s->rows != 0 || s->locators != 0))
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "rows and locators must be 0 for layout \"%s\"",
+				 bf_layout_name(s->layout));
+		return false;
+	}
+	return true;
+}
+
+bool
+bf_shape_for(double capacity, double fpp, int layout, BloomShape *s, char *errbuf)
+{
+	if (isnan(capacity) || capacity < 1)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "capacity must be at least 1, not %g", capacity);
+		return false;
+	}
+	if (isnan(fpp) || !(fpp > 0.0 && fpp < 1.0))
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "false-positive probability must be between 0 and 1 (exclusive), not %g", fpp);
+		return false;
+	}
+	if (layout < 0 || layout >= BLOOM_NUM_LAYOUTS)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "layout \"%s\" cannot be sized from a capacity by this version",
+				 bf_layout_name(layout));
+		return false;
+	}
+	return layouts[layout].shape_for(capacity, fpp, s, errbuf);
+}
+
+bool
+bf_shape_datasized(double ndistinct, BloomShape *s, char *errbuf)
+{
+	const double k = BLOOM_AUTO_NHASHES;
+	/* bits per value at which (1 - e^(-k n/m))^k equals the target rate */
+	double		bits_per_value = -k / log1p(-pow(BLOOM_AUTO_FPP, 1.0 / k));
+	double		words;
+	uint64_t	nwords = 1;
+
+	if (isnan(ndistinct) || ndistinct < 0)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "number of distinct values must not be negative, not %g", ndistinct);
+		return false;
+	}
+	words = ceil(ceil(ndistinct * bits_per_value) / 64.0);
+	while ((double) nwords < words && nwords <= BLOOM_MAX_WORDS / 2)
+		nwords *= 2;
+	if ((double) nwords < words)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "a filter for %.15g distinct values at false-positive probability %g needs more than the largest power-of-two size that fits in 1 GB (%llu bits)",
+				 ndistinct, BLOOM_AUTO_FPP, (unsigned long long) nwords * 64);
+		return false;
+	}
+	memset(s, 0, sizeof(*s));
+	s->layout = BLOOM_LAYOUT_CLASSIC;
+	s->nbits = nwords * 64;
+	s->nhashes = BLOOM_AUTO_NHASHES;
+	return true;
+}
+
+void
+bf_init(BloomFilter *f, const BloomShape *s)
+{
+	f->version = BLOOM_FORMAT_VERSION;
+	f->layout = s->layout;
+	f->hash_scheme = BLOOM_HASH_SCHEME_PG_EXTENDED;
+	f->flags = 0;
+	f->nbits = s->nbits;
+	f->seed = s->seed;
+	f->inserted = 0;
+	f->nhashes = s->nhashes;
+	f->rows = s->rows;
+	f->locators = s->locators;
+	f->reserved1 = 0;
+	f->full_at = BLOOM_NEVER_FULL;
+	f->reserved2 = 0;
+}
+
+uint64_t
+bf_filter_bytes(const BloomFilter *f)
+{
+	BloomShape	shape;
+
+	bf_get_shape(f, &shape);
+	return bf_shape_bytes(&shape);
+}
+
+void
+bf_get_shape(const BloomFilter *f, BloomShape *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->layout = f->layout;
+	s->nbits = f->nbits;
+	s->nhashes = f->nhashes;
+	s->seed = f->seed;
+	s->rows = f->rows;
+	s->locators = f->locators;
+}
+
+void
+bf_shape_describe(const BloomShape *s, char *buf, size_t len)
+{
+	if (s->layout == BLOOM_LAYOUT_MATRIX)
+		snprintf(buf, len, "%s, %u rows x %llu bits, %u hashes, %u locators, seed %llu",
+				 bf_layout_name(s->layout), (unsigned) s->rows,
+				 (unsigned long long) (s->rows ? s->nbits / s->rows : 0),
+				 (unsigned) s->nhashes, (unsigned) s->locators,
+				 (unsigned long long) s->seed);
+	else
+		snprintf(buf, len, "%s, %llu bits, %u hashes, seed %llu",
+				 bf_layout_name(s->layout), (unsigned long long) s->nbits,
+				 (unsigned) s->nhashes, (unsigned long long) s->seed);
+}
+
+/* ---------------------------------------------------------------------
+ * Insertion and lookup
+ * --------------------------------------------------------------------- */
+
+bool
+bf_insert(BloomFilter *f, BloomHash h)
+{
+	bool		changed = ops_of(f)->insert(f, h);
+
+	if (f->inserted < UINT64_MAX)
+		f->inserted++;
+	return changed;
+}
+
+bool
+bf_query(const BloomFilter *f, BloomHash h)
+{
+	return ops_of(f)->query(f, h);
+}
+
+void
+bf_prefetch(const BloomFilter *f, BloomHash h)
+{
+	ops_of(f)->prefetch(f, h);
+}
+
+void
+bf_inserter_init(BfInserter *ins)
+{
+	ins->npending = 0;
+	ins->oldest = 0;
+}
+
+void
+bf_inserter_flush(BfInserter *ins, BloomFilter *f)
+{
+	for (int i = 0; i < ins->npending; i++)
+		bf_insert(f, ins->pending[(ins->oldest + i) % BF_INSERTER_DISTANCE]);
+	bf_inserter_init(ins);
+}
+
+/* ---------------------------------------------------------------------
+ * Set operations
+ * --------------------------------------------------------------------- */
+
+static bool
+shapes_equal(const BloomShape *a, const BloomShape *b)
+{
+	return a->layout == b->layout && a->nbits == b->nbits &&
+		a->nhashes == b->nhashes && a->seed == b->seed &&
+		a->rows == b->rows && a->locators == b->locators;
+}
+
+bool
+bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
+{
+	BloomShape	sa,
+				sb;
+	char		da[160],
+				db[160];
+
+	bf_get_shape(a, &sa);
+	bf_get_shape(b, &sb);
+	if (shapes_equal(&sa, &sb) && a->hash_scheme == b->hash_scheme)
+		return true;
+	if (bf_foldable(a, b))
+		return true;
+	bf_shape_describe(&sa, da, sizeof(da));
+	bf_shape_describe(&sb, db, sizeof(db));
+	snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+			 "first filter is (%s), second is (%s)", da, db);
+	return false;
+}
+
+/*
+ * Gathers bits 0, 2, 4, ..., 62 of x into the low 32 bits (the classic
+ * "compress" by masks and shifts, one halving step at a time).
+ */
+static inline uint64_t
+compress_even_bits(uint64_t x)
+{
+	x &= UINT64_C(0x5555555555555555);
+	x = (x | (x >> 1)) & UINT64_C(0x3333333333333333);
+	x = (x | (x >> 2)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	x = (x | (x >> 4)) & UINT64_C(0x00ff00ff00ff00ff);
+	x = (x | (x >> 8)) & UINT64_C(0x0000ffff0000ffff);
+	x = (x | (x >> 16)) & UINT64_C(0x00000000ffffffff);
+	return x;
+}
+
+/* OR of each run of f bits of w (f a power of two <= 64), 64/f bits. */
+static inline uint64_t
+fold_bits_of_word(uint64_t w, uint64_t f)
+{
+	for (uint64_t step = 1; step < f; step <<= 1)
+		w = compress_even_bits(w | (w >> 1));
+	return w;
+}
+
+/*
+ * Word i of src folded by f (a power of two): its 64 bits come from src
+ * words i*f .. i*f+f-1, each output bit the OR of f adjacent input bits.
+ */
+static uint64_t
+folded_word(const uint64_t *src, uint64_t i, uint64_t f)
+{
+	const uint64_t *p = src + i * f;
+	uint64_t	out = 0;
+
+	if (f == 1)
+		return p[0];
+	if (f < 64)
+	{
+		uint64_t	per_word = 64 / f;
+
+		for (uint64_t q = 0; q < f; q++)
+			out |= fold_bits_of_word(p[q], f) << (q * per_word);
+	}
+	else
+	{
+		uint64_t	words_per_bit = f / 64;
+
+		for (unsigned b = 0; b < 64; b++)
+		{
+			uint64_t	any = 0;
+
+			for (uint64_t j = 0; j < words_per_bit; j++)
+				any |= p[b * words_per_bit + j];
+			out |= (uint64_t) (any != 0) << b;
+		}
+	}
+	return out;
+}
+
+static inline bool
+is_power_of_two(uint64_t x)
+{
+	return x != 0 && (x & (x - 1)) == 0;
+}
+
+bool
+bf_foldable(const BloomFilter *a, const BloomFilter *b)
+{
+	return (a->flags & b->flags & BLOOM_FLAG_AUTOSIZED) != 0 &&
+		a->layout == BLOOM_LAYOUT_CLASSIC && b->layout == BLOOM_LAYOUT_CLASSIC &&
+		a->hash_scheme == b->hash_scheme &&
+		a->nhashes == b->nhashes && a->seed == b->seed &&
+		a->rows == 0 && b->rows == 0 && a->locators == 0 && b->locators == 0 &&
+		a->nbits % 64 == 0 && b->nbits % 64 == 0 &&
+		is_power_of_two(a->nbits / 64) && is_power_of_two(b->nbits / 64);
+}
+
+void
+bf_fold(const BloomFilter *src, BloomFilter *dst)
+{
+	uint64_t	n = bf_nwords(dst);
+	uint64_t	f = bf_nwords(src) / n;
+
+	for (uint64_t i = 0; i < n; i++)
+		dst->words[i] = folded_word(src->words, i, f);
+	dst->inserted = src->inserted;
+	dst->flags = src->flags;
+}
+
+void
+bf_union_into(BloomFilter *dst, const BloomFilter *src)
+{
+	uint64_t	n = bf_nwords(dst);
+
+	if (src->nbits == dst->nbits)
+	{
+		for (uint64_t i = 0; i < n; i++)
+			dst->words[i] |= src->words[i];
+	}
+	else
+	{
+		uint64_t	f = bf_nwords(src) / n;
+
+		for (uint64_t i = 0; i < n; i++)
+			dst->words[i] |= folded_word(src->words, i, f);
+	}
+	dst->inserted = bf_add_saturating(dst->inserted, src->inserted);
+	dst->flags &= src->flags;
+	if (dst->layout == BLOOM_LAYOUT_MATRIX)
+	{
+		bf_matrix_recount(dst);
+		dst->full_at = bf_matrix_union_full_at(dst->full_at, src->full_at);
+	}
+}
+
+void
+bf_intersect_into(BloomFilter *dst, const BloomFilter *src)
+{
+	uint64_t	n = bf_nwords(dst);
+
+	if (src->nbits == dst->nbits)
+	{
+		for (uint64_t i = 0; i < n; i++)
+			dst->words[i] &= src->words[i];
+	}
+	else
+	{
+		uint64_t	f = bf_nwords(src) / n;
+
+		for (uint64_t i = 0; i < n; i++)
+			dst->words[i] &= folded_word(src->words, i, f);
+	}
+	/* at most the smaller of the two sets survives */
+	if (src->inserted < dst->inserted)
+		dst->inserted = src->inserted;
+	dst->flags &= src->flags;
+	if (dst->layout == BLOOM_LAYOUT_MATRIX)
+	{
+		/*
+		 * The rows shrink, so whether they would be full is unknown: the
+		 * intersection has met no full candidates of its own.
+		 */
+		bf_matrix_recount(dst);
+		dst->full_at = BLOOM_NEVER_FULL;
+	}
+}
+
+bool
+bf_equal(const BloomFilter *a, const BloomFilter *b)
+{
+	BloomShape	sa,
+				sb;
+
+	bf_get_shape(a, &sa);
+	bf_get_shape(b, &sb);
+	if (!shapes_equal(&sa, &sb) || a->hash_scheme != b->hash_scheme)
+		return false;
+	return memcmp(a->words, b->words, 8 * bf_nwords(a)) == 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Statistics
+ * --------------------------------------------------------------------- */
+
+uint64_t
+bf_bits_set(const BloomFilter *f)
+{
+	return bf_popcount_words(f->words, bf_nwords(f));
+}
+
+double
+bf_estimate_count(const BloomFilter *f)
+{
+	return ops_of(f)->estimate_count(f);
+}
+
+double
+bf_estimate_fpp(const BloomFilter *f)
+{
+	return ops_of(f)->estimate_fpp(f);
+}

@@ -1,0 +1,80 @@
+/*
+ * layout_blocked.h
+ *	  The 'blocked' layout: every bit of a value inside one 512-bit block,
+ *	  one cache line, so a probe touches one line however large the filter
+ *	  (Putze, Sanders & Singler, "Cache-, Hash- and Space-Efficient Bloom
+ *	  Filters"; the split-block filters of Impala and Parquet work the same
+ *	  way).  It needs more bits than the classic layout for the same rate;
+ *	  choose it when the filter is larger than the caches and probes dominate.
+ *
+ *	  The block comes from h1 by multiply-shift over the number of blocks;
+ *	  the bits inside the block come from h2 alone.  So a filter of f*B
+ *	  blocks folds exactly onto a filter of B blocks by OR-ing each run of f
+ *	  adjacent blocks, as the classic layout folds runs of bits.
+ *
+ *	  Callers go through core/filter.h, which dispatches on the layout; open
+ *	  this file for the block placement, the exact-rate sizing and the
+ *	  per-block statistics.  Same operations as every layout_*.h.
+ */
+#ifndef LAYOUT_BLOCKED_H
+#define LAYOUT_BLOCKED_H
+
+#include "bf_base.h"
+
+#define BLOOM_BLOCK_WORDS	(BLOOM_BLOCK_BITS / 64)
+
+/* Number of 512-bit blocks of a blocked filter. */
+static inline uint64_t
+bf_blocked_nblocks(const BloomFilter *f)
+{
+	return f->nbits / BLOOM_BLOCK_BITS;
+}
+
+/* Index of the block that holds every bit of a value (h1 only). */
+static inline uint64_t
+bf_blocked_block_index(uint64_t h1, uint64_t nblocks)
+{
+	return bf_reduce(h1, nblocks);
+}
+
+/*
+ * Shape for capacity values at rate fpp: the fewest blocks whose exact
+ * expected rate (bf_blocked_expected_fpp) is at most fpp, not the classic
+ * formula, since busy blocks answer wrongly more often than quiet ones save.
+ */
+extern bool bf_blocked_shape_for(double capacity, double fpp, BloomShape *shape,
+								 char *errbuf);
+
+/* Rule of this layout: the number of bits is a whole number of blocks. */
+extern bool bf_blocked_shape_check(const BloomShape *shape, char *errbuf);
+
+/* Adds a value; true if any bit changed.  The caller counts the insert. */
+extern bool bf_blocked_insert(BloomFilter *f, BloomHash h);
+
+/* True if every bit of the value is set. */
+extern bool bf_blocked_query(const BloomFilter *f, BloomHash h);
+
+/* Starts loading the value's block (all its k bits). */
+extern void bf_blocked_prefetch(const BloomFilter *f, BloomHash h);
+
+/* Statistics from the fill of each block. */
+extern double bf_blocked_estimate_count(const BloomFilter *f);
+extern double bf_blocked_estimate_fpp(const BloomFilter *f);
+
+/*
+ * Expected false-positive rate of a blocked filter with nblocks blocks,
+ * k bits per value and n values: block loads are Poisson with mean
+ * n / nblocks, and a block holding i values answers a foreign probe wrongly
+ * with the classic rate of a 512-bit filter holding i values.
+ */
+extern double bf_blocked_expected_fpp(double n, uint64_t nblocks, uint32_t k);
+
+/*
+ * Smallest number of blocks (and the best k for it) whose expected rate
+ * for capacity values is at most fpp.  False if more than max_blocks would
+ * be needed.
+ */
+extern bool bf_blocked_size_for(double capacity, double fpp, uint64_t max_blocks,
+								uint64_t *nblocks, uint32_t *k);
+
+#endif							/* LAYOUT_BLOCKED_H */

@@ -1,0 +1,49 @@
+/*
+ * layout_classic.h
+ *	  The 'classic' layout: a value sets k bits anywhere in the filter's m
+ *	  bits, by enhanced double hashing (Dillinger & Manolios) on the two
+ *	  64-bit words of bf_hash_derive, x_i = h1 + i*h2 + (i^3 - i)/6, each
+ *	  mapped onto [0, m) by multiply-shift (BfProbe in bf_base.h).  The
+ *	  smallest filter for a rate;
+ *	  a probe of a large filter misses the cache up to k times.
+ *
+ *	  Because the sequence x_i does not depend on m and the reduction is
+ *	  monotone, a filter of f*m bits folds onto one of m bits by OR-ing runs
+ *	  of f adjacent bits, giving exactly the bits of an m-bit filter: the
+ *	  auto-sized aggregates rely on it (bf_fold in core/filter.h).
+ *
+ *	  Callers go through core/filter.h, which dispatches on the layout; open
+ *	  this file to see or change how the classic layout places its bits.
+ *	  Every layout_*.h offers the same operations under parallel names.
+ */
+#ifndef LAYOUT_CLASSIC_H
+#define LAYOUT_CLASSIC_H
+
+#include "bf_base.h"
+
+/* Shape for capacity values at rate fpp (both already range-checked). */
+extern bool bf_classic_shape_for(double capacity, double fpp, BloomShape *shape,
+								 char *errbuf);
+
+/*
+ * Rules of this layout beyond the generic ones of bf_shape_check: none
+ * (any number of bits from 1 up), so it always passes.
+ */
+extern bool bf_classic_shape_check(const BloomShape *shape, char *errbuf);
+
+/* Adds a value; true if any bit changed.  The caller counts the insert. */
+extern bool bf_classic_insert(BloomFilter *f, BloomHash h);
+
+/* True if all of the value's k bits are set. */
+extern bool bf_classic_query(const BloomFilter *f, BloomHash h);
+
+/* Starts loading the k words a later insert or query of h touches. */
+extern void bf_classic_prefetch(const BloomFilter *f, BloomHash h);
+
+/* Values held, from the fill (Swamidass & Baldi). */
+extern double bf_classic_estimate_count(const BloomFilter *f);
+
+/* A random absent value hits k set bits with probability fill^k. */
+extern double bf_classic_estimate_fpp(const BloomFilter *f);
+
+#endif							/* LAYOUT_CLASSIC_H */

@@ -1,0 +1,106 @@
+/*
+ * layout_matrix.h
+ *	  The 'matrix' layout: the M-Balance Matrix Bloom Filter (M-BMBF) of
+ *	  Yang & Huang (2017).  Rows that balance their load, so a filter filled
+ *	  past its capacity degrades more slowly; a query reads s rows.
+ *
+ *	  The nbits bits form r rows of row_bits = nbits / r bits each (row i is
+ *	  bits [i * row_bits, (i + 1) * row_bits)).  The s locating hashes split
+ *	  the rows into s groups of r / s consecutive rows; a value has one
+ *	  candidate row in each group and the same k in-row positions in every
+ *	  candidate.  Insertion sets the value's bits in one candidate only: the
+ *	  one needing the fewest new bits among those that are not full (at least
+ *	  half of their bits set).  A query succeeds if any candidate has all k
+ *	  bits set.
+ *
+ *	  In memory, the bit words are followed by one 64-bit counter per row
+ *	  holding the number of bits set in that row, so insertion learns a
+ *	  candidate's fill in O(1) instead of counting a whole row.  The counters
+ *	  are derived data: the binary format does not carry them, and readers
+ *	  recompute them from the bits (doc/format.md, "Matrix layout").
+ *
+ *	  Callers go through core/filter.h, which dispatches on the layout; open
+ *	  this file for the rows, their counters and the insertion rule.  Same
+ *	  operations as every layout_*.h, plus the counters' upkeep that set
+ *	  operations and readers call.
+ */
+#ifndef LAYOUT_MATRIX_H
+#define LAYOUT_MATRIX_H
+
+#include "bf_base.h"
+
+/* At most this many locating hashes: a query reads one row per locator. */
+#define BLOOM_MATRIX_MAX_LOCATORS	64
+
+/* Layout chosen by bloom_empty(capacity, fpp, 'matrix') (see bf_matrix_shape_for). */
+#define BLOOM_MATRIX_DEFAULT_ROWS		8
+#define BLOOM_MATRIX_DEFAULT_LOCATORS	2
+
+static inline uint64_t
+bf_matrix_row_bits(const BloomFilter *f)
+{
+	return f->nbits / f->rows;
+}
+
+/* The per-row set-bit counters, after the bit words. */
+static inline uint64_t *
+bf_matrix_counters(BloomFilter *f)
+{
+	return f->words + bf_nwords(f);
+}
+
+static inline const uint64_t *
+bf_matrix_counters_const(const BloomFilter *f)
+{
+	return f->words + bf_nwords(f);
+}
+
+/* True if a row counts as full: at least half of its bits set. */
+static inline bool
+bf_matrix_row_full(uint64_t bits_set, uint64_t row_bits)
+{
+	return bits_set >= row_bits - row_bits / 2;
+}
+
+/* The shape for capacity values at fpp: the sizing rule of doc/matrix.md. */
+extern bool bf_matrix_shape_for(double capacity, double fpp, BloomShape *shape,
+								char *errbuf);
+
+/*
+ * Rules of this layout (rows, locators, row length, total size with the
+ * counters); the generic ones (nbits, nhashes) are bf_shape_check's.
+ */
+extern bool bf_matrix_shape_check(const BloomShape *shape, char *errbuf);
+
+/*
+ * Adds a value (f->inserted is the number of values held before it, which
+ * becomes full_at if this is the first value whose candidates are all full).
+ * Returns true if any bit changed.  The caller counts the insert.
+ */
+extern bool bf_matrix_insert(BloomFilter *f, BloomHash h);
+
+/* True if any candidate row has all k bits of the value. */
+extern bool bf_matrix_query(const BloomFilter *f, BloomHash h);
+
+/* Nothing to load ahead: the candidates depend on their rows' counters. */
+extern void bf_matrix_prefetch(const BloomFilter *f, BloomHash h);
+
+/* Values held, from the fill of all bits (as for the classic layout). */
+extern double bf_matrix_estimate_count(const BloomFilter *f);
+
+/*
+ * False-positive probability from the rows' fills: 1 - prod over groups of
+ * (1 - mean over the group's rows of fill^k).
+ */
+extern double bf_matrix_estimate_fpp(const BloomFilter *f);
+
+/* Recomputes the per-row counters from the bits (after OR, AND or reading). */
+extern void bf_matrix_recount(BloomFilter *f);
+
+/* True if every counter equals its row's number of set bits. */
+extern bool bf_matrix_counters_consistent(const BloomFilter *f);
+
+/* full_at of dst after dst |= src (see doc/matrix.md). */
+extern int64_t bf_matrix_union_full_at(int64_t a, int64_t b);
+
+#endif							/* LAYOUT_MATRIX_H */
