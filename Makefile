@@ -1,6 +1,10 @@
 # bloomfilter: PostgreSQL extension (PGXS build)
 EXTENSION = bloomfilter
-EXTVERSION = 1.0
+# The version is written in one place: default_version in the control file.
+EXTVERSION := $(shell sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" $(EXTENSION).control)
+ifeq ($(EXTVERSION),)
+$(error no default_version in $(EXTENSION).control)
+endif
 MODULE_big = bloomfilter
 
 # The plain-C core (src/core/, no PostgreSQL headers; doc/architecture.md)
@@ -10,10 +14,13 @@ CORE_HDRS = $(sort $(wildcard src/core/*.h))
 GLUE_SRCS = $(sort $(wildcard src/*.c))
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
-# The install script is assembled from one piece per topic (sql/install/NN_*.sql).
+# The install script of the current version is assembled from one piece per
+# family of objects (sql/install/NN_*.sql).  The install scripts of earlier
+# versions and the update scripts (sql/bloomfilter--OLD--NEW.sql) are
+# committed files, frozen once released.
 INSTALL_PIECES = $(sort $(wildcard sql/install/*.sql))
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
-DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*--*.sql))
+DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*.sql))
 
 # Regression tests: every sql/NNN_*.sql, in order.
 REGRESS = $(sort $(patsubst sql/%.sql,%,$(wildcard sql/[0-9]*.sql)))

@@ -3,7 +3,7 @@ CREATE TABLE mb_rows AS
 SELECT g AS customer_id, (ARRAY['north','south','east','west'])[g % 4 + 1] AS region
 FROM generate_series(1, 1000) g;
 CREATE TABLE mb_f AS
-SELECT multibloom_agg_sized(1000, 0.01, customer_id, region) AS f FROM mb_rows;
+SELECT multibloom_agg_fixed(1000, 0.01, customer_id, region) AS f FROM mb_rows;
 
 -- every stored row is found, whole or by any subset of its attributes
 SELECT count(*) AS rows,
@@ -127,7 +127,7 @@ SELECT c.f = m.f AS binary_copy_round_trip FROM mb_copy c, mb_f m;
 
 -- a stored, toasted filter is probed like an inline one
 CREATE TABLE mb_stored (id int, f multibloom);
-INSERT INTO mb_stored SELECT 1, multibloom_agg_sized(50000, 0.01, customer_id, region) FROM mb_rows;
+INSERT INTO mb_stored SELECT 1, multibloom_agg_fixed(50000, 0.01, customer_id, region) FROM mb_rows;
 SELECT count(*) FILTER (WHERE multibloom_contains(s.f, r.customer_id, r.region)) AS found
 FROM mb_rows r, mb_stored s;
 

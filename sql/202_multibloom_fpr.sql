@@ -2,7 +2,7 @@
 -- are fixed; the bounds say what must hold for any good hash.
 CREATE TABLE mb_pairs AS
 SELECT g AS a, g + 1000000 AS b FROM generate_series(1, 5000) g;
-CREATE TABLE mb_pf AS SELECT multibloom_agg_sized(5000, 0.01, a, b) AS f FROM mb_pairs;
+CREATE TABLE mb_pf AS SELECT multibloom_agg_fixed(5000, 0.01, a, b) AS f FROM mb_pairs;
 
 -- 50,000 cross-combinations (a_i, b_j), i <> j: every value occurs, never
 -- together.  The attribute filters alone (the "without verification" case,

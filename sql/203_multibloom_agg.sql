@@ -27,20 +27,28 @@ FROM multibloom_info((SELECT multibloom_agg(x, y)
 
 -- no rows: an empty filter of the call's shape
 SELECT nattrs, rows, nbits FROM multibloom_info((SELECT multibloom_agg(customer_id, region) FROM mb_orders WHERE false));
-SELECT multibloom_agg_sized(100, 0.01, customer_id, region) = multibloom_empty(2, 100, 0.01) AS sized_empty
+SELECT multibloom_agg_fixed(100, 0.01, customer_id, region) = multibloom_empty(2, 100, 0.01) AS fixed_empty
 FROM mb_orders WHERE false;
 SELECT multibloom_union_agg(f) IS NULL AS union_of_nothing FROM (SELECT NULL::multibloom AS f) s;
 
 -- the fixed-size aggregate has multibloom_empty's shape and
 -- multibloom_add's bits, so partitions unite
-SELECT multibloom_agg_sized(30000, 0.01, customer_id, region)
+SELECT multibloom_agg_fixed(30000, 0.01, customer_id, region)
        = (SELECT multibloom_union_agg(f)
-          FROM (SELECT multibloom_agg_sized(30000, 0.01, customer_id, region) AS f
+          FROM (SELECT multibloom_agg_fixed(30000, 0.01, customer_id, region) AS f
                 FROM mb_orders GROUP BY order_id % 7) p) AS partitions_unite
 FROM mb_orders;
-SELECT multibloom_agg_sized(10, 0.1, x, y)
+SELECT multibloom_agg_fixed(10, 0.1, x, y)
        = multibloom_add(multibloom_add(multibloom_empty(2, 10, 0.1), 1, 'a'), 2, 'b') AS agg_equals_add
 FROM (VALUES (1, 'a'), (2, 'b')) v(x, y);
+-- multibloom_agg_sized, its name in version 1.0, is a deprecated alias
+SELECT multibloom_agg_sized(30000, 0.01, customer_id, region)
+       = multibloom_agg_fixed(30000, 0.01, customer_id, region) AS deprecated_name_same
+FROM mb_orders;
+-- a bigint and a float8 value first are three attributes for
+-- multibloom_agg, never a capacity and an fpp
+SELECT nattrs, flags FROM multibloom_info((SELECT multibloom_agg(b, d, t)
+                                         FROM (VALUES (10::bigint, 0.5::float8, 'x')) v(b, d, t)));
 
 -- group by: one filter per group
 SELECT region, multibloom_contains(multibloom_agg(customer_id, region), 5, 'north') AS has_5_north
@@ -49,7 +57,7 @@ FROM mb_orders GROUP BY region ORDER BY region;
 -- parallel plans give the serial bits
 CREATE TEMP TABLE mb_serial AS
 SELECT multibloom_agg(customer_id, region) AS auto,
-       multibloom_agg_sized(30000, 0.01, customer_id, region) AS sized,
+       multibloom_agg_fixed(30000, 0.01, customer_id, region) AS fixed,
        multibloom_union_agg(multibloom_add(multibloom_empty(2, 100), customer_id % 10, region)) AS united
 FROM mb_orders;
 SET parallel_setup_cost = 0;
@@ -61,12 +69,12 @@ SET parallel_leader_participation = off;
 -- leader ends up running every part of the plan
 EXPLAIN (COSTS OFF) CREATE TEMP TABLE mb_parallel AS
 SELECT multibloom_agg(customer_id, region) AS auto,
-       multibloom_agg_sized(30000, 0.01, customer_id, region) AS sized,
+       multibloom_agg_fixed(30000, 0.01, customer_id, region) AS fixed,
        multibloom_union_agg(multibloom_add(multibloom_empty(2, 100), customer_id % 10, region)) AS united
 FROM mb_orders;
 CREATE TEMP TABLE mb_parallel AS
 SELECT multibloom_agg(customer_id, region) AS auto,
-       multibloom_agg_sized(30000, 0.01, customer_id, region) AS sized,
+       multibloom_agg_fixed(30000, 0.01, customer_id, region) AS fixed,
        multibloom_union_agg(multibloom_add(multibloom_empty(2, 100), customer_id % 10, region)) AS united
 FROM mb_orders;
 RESET parallel_setup_cost;
@@ -75,7 +83,7 @@ RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 RESET parallel_leader_participation;
 SELECT s.auto = p.auto AS auto_same, s.auto::bytea = p.auto::bytea AS auto_bytes_same,
-       s.sized = p.sized AS sized_same, s.sized::bytea = p.sized::bytea AS sized_bytes_same,
+       s.fixed = p.fixed AS fixed_same, s.fixed::bytea = p.fixed::bytea AS fixed_bytes_same,
        s.united = p.united AS united_same
 FROM mb_serial s, mb_parallel p;
 

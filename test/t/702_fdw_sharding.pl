@@ -7,6 +7,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use BloomFdw;
 
 my @shards;
 for my $i (1 .. 2)
@@ -32,12 +35,8 @@ my $setup = q{
 };
 for my $i (1 .. 2)
 {
-	my ($host, $port, $rem) = ($shards[$i - 1]->host, $shards[$i - 1]->port, $i - 1);
-	$setup .= qq{
-	CREATE SERVER shard$i FOREIGN DATA WRAPPER postgres_fdw
-		OPTIONS (host '$host', port '$port', dbname 'postgres',
-		         extensions 'bloomfilter', batch_size '500');
-	CREATE USER MAPPING FOR CURRENT_USER SERVER shard$i;
+	my $rem = $i - 1;
+	$setup .= foreign_server_sql("shard$i", $shards[$i - 1], batch_size => 500) . qq{
 	CREATE FOREIGN TABLE orders_s$i PARTITION OF orders
 		FOR VALUES WITH (MODULUS 2, REMAINDER $rem)
 		SERVER shard$i OPTIONS (table_name 'orders');
@@ -62,30 +61,18 @@ is($c1 + $c2, 20000, 'the shards hold all rows');
 
 sub query { return $coord->safe_psql('postgres', $_[0]); }
 
-sub remote_sql_lines
-{
-	my $plan = query("EXPLAIN (VERBOSE, COSTS OFF) $_[0]");
-	return grep { /Remote SQL:/ } split(/\n/, $plan);
-}
-
 my $filter = q{(SELECT bloom_add_all(bloom_empty(1000), array_agg(id)) FROM customers WHERE region = 'EU')};
 my $prefilter = "SELECT id FROM orders o WHERE bloom_contains($filter, o.customer_id)";
 my $exact = q{customer_id IN (SELECT id FROM customers WHERE region = 'EU')};
 
-my @remote = remote_sql_lines($prefilter);
+my @remote = remote_sql($coord, $prefilter);
 is(scalar(@remote), 2, 'one remote scan per shard');
 is(scalar(grep { /public\.bloom_contains\(\$1::public\.bloom, customer_id\)/ } @remote), 2,
 	'the prefilter reaches every shard as a parameter');
 
-my $exact_count = query("SELECT count(*) FROM orders WHERE $exact");
-my $prefilter_count = query("SELECT count(*) FROM ($prefilter) p");
-cmp_ok($exact_count, '>', 0, 'the semijoin is not empty');
-cmp_ok($prefilter_count, '>=', $exact_count, 'the prefilter returns at least the semijoin');
-cmp_ok($prefilter_count, '<', 20000 / 10, 'the prefilter returns far fewer rows than the table');
-is(query("SELECT count(*) FROM orders WHERE $exact AND id NOT IN ($prefilter)"), 0,
-	'no false negatives across shards');
-is(query("SELECT count(*) FROM ($prefilter) p JOIN orders o USING (id) WHERE o.$exact"),
-	$exact_count, 'prefilter plus exact predicate is exactly the semijoin');
+my ($exact_count, $prefilter_count) = check_prefilter($coord,
+	table => 'orders', rows => 20000, prefilter => $prefilter, exact => $exact,
+	what => 'across shards');
 
 # Both shards at once: asynchronous foreign scans under the Append.
 query(q{ALTER SERVER shard1 OPTIONS (ADD async_capable 'true');
@@ -95,7 +82,7 @@ like(query("EXPLAIN (VERBOSE, COSTS OFF) $prefilter"), qr/Async Foreign Scan.*As
 is(query("SELECT count(*) FROM ($prefilter) p"), $prefilter_count, 'async: same rows');
 
 # Partition pruning still applies next to the prefilter.
-my @pruned = remote_sql_lines("$prefilter AND o.customer_id = 40");
+my @pruned = remote_sql($coord, "$prefilter AND o.customer_id = 40");
 is(scalar(@pruned), 1, 'an equality on the partition key probes one shard only');
 
 done_testing();

@@ -1,7 +1,7 @@
 # pg_dump / pg_restore (custom format) and COPY (binary and text) keep every
 # bit of every stored filter: f::bytea compared before and after, for empty,
 # partly full, toasted and compressed filters, NULLs, and every layout this
-# build can construct.
+# build can construct; and the same for multibloom values.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -36,6 +36,8 @@ for my $layout ('blocked', 'matrix')
 		"INSERT INTO filters VALUES ($id, '$layout', bloom_add_all(bloom_empty(5000, 0.01, '$layout'), array(SELECT generate_series(1, 3000))))");
 	$id++;
 }
+# a hash index on the filters, rebuilt by pg_restore through the operator class
+$node->safe_psql('src', 'CREATE INDEX filters_f ON filters USING hash (f)');
 
 my $fingerprint = q{SELECT string_agg(id || ':' || coalesce(md5(f::bytea), 'null')
                                      || ':' || coalesce((bloom_info(f)).inserted::text, ''), ',' ORDER BY id)
@@ -52,6 +54,10 @@ is($node->safe_psql('restored', $fingerprint), $before, 'pg_dump/pg_restore kept
 is( $node->safe_psql('restored',
 		"SELECT bloom_contains(f, 999) FROM filters WHERE id = 5"),
 	't', 'restored filters answer');
+is( $node->safe_psql('restored', q{
+		SET enable_seqscan = off; SET enable_bitmapscan = off;
+		SELECT count(*) FROM filters WHERE f = (SELECT f FROM filters WHERE id = 3)}),
+	'1', 'the restored hash index finds a filter');
 
 # COPY binary out and in
 my $bin = $node->basedir . '/filters.bin';
@@ -71,6 +77,33 @@ is($node->safe_psql('src', $fingerprint =~ s/FROM filters/FROM copied_text/r), $
 is( $node->safe_psql('src',
 		"SELECT count(*) FROM filters WHERE (f::bytea)::bloom IS DISTINCT FROM f"),
 	'0', 'f::bytea::bloom = f for every row');
+
+# ---- multibloom values: pg_dump/pg_restore of one table, COPY binary ----
+$node->safe_psql('src', q{
+CREATE TABLE kept (id int PRIMARY KEY, f multibloom);
+INSERT INTO kept VALUES
+ (1, multibloom_empty(1, 1)),
+ (2, (SELECT multibloom_agg(g, g::text) FROM generate_series(1, 20000) g)),
+ (3, (SELECT multibloom_agg(g, g, g, g) FROM generate_series(1, 10) g)),
+ (4, NULL),
+ (5, (SELECT multibloom_agg_fixed(5000, 0.01, g::bigint, 'k' || g) FROM generate_series(1, 480) g)),
+ (6, multibloom_add(multibloom_add(multibloom_empty(2, 5000, 0.01), 1, 'k1'), 2, NULL::text));
+});
+my $mb_fingerprint = q{SELECT string_agg(id || ':' || coalesce(md5(f::bytea), 'null'), ',' ORDER BY id) FROM kept};
+my $mb_before = $node->safe_psql('src', $mb_fingerprint);
+my $mb_dump = $node->basedir . '/kept.dump';
+$node->command_ok([ 'pg_dump', '-Fc', '-t', 'kept', '-f', $mb_dump, '-d', $node->connstr('src') ],
+	'pg_dump of a multibloom table');
+$node->safe_psql('postgres', 'CREATE DATABASE mb_restored');
+$node->safe_psql('mb_restored', 'CREATE EXTENSION bloomfilter');
+$node->command_ok([ 'pg_restore', '-d', $node->connstr('mb_restored'), $mb_dump ],
+	'pg_restore of a multibloom table');
+is($node->safe_psql('mb_restored', $mb_fingerprint),
+	$mb_before, 'pg_dump/pg_restore keep every byte of multibloom values');
+my $mb_bin = $node->basedir . '/kept.bin';
+$node->safe_psql('src', "COPY kept TO '$mb_bin' (FORMAT binary); CREATE TABLE kept2 (LIKE kept); COPY kept2 FROM '$mb_bin' (FORMAT binary)");
+is($node->safe_psql('src', q{SELECT count(*) FROM kept k JOIN kept2 c USING (id) WHERE k.f IS DISTINCT FROM c.f OR k.f::bytea IS DISTINCT FROM c.f::bytea}),
+	'0', 'COPY binary keeps every byte of multibloom values');
 
 $node->stop;
 done_testing();

@@ -18,8 +18,8 @@ SELECT n, (bloom_info(f::text::bloom)).inserted, (bloom_info(f::bytea::bloom)).i
 -- binary COPY keeps every bit (send/recv are the bytea bytes); the files
 -- go to this run's results directory
 \getenv abs_builddir PG_ABS_BUILDDIR
-\set io_bin :abs_builddir '/results/003_bloom_io.bin'
-\set io_txt :abs_builddir '/results/003_bloom_io.txt'
+\set io_bin :abs_builddir '/results/004_bloom_io.bin'
+\set io_txt :abs_builddir '/results/004_bloom_io.txt'
 COPY io TO :'io_bin' (FORMAT binary);
 CREATE TEMP TABLE io2 (LIKE io);
 COPY io2 FROM :'io_bin' (FORMAT binary);

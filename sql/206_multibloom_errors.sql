@@ -28,8 +28,8 @@ SELECT multibloom_union(multibloom_empty(2, 10), multibloom_empty(3, 10));
 SELECT multibloom_empty(2, 10) | multibloom_empty(2, 1000);
 SELECT multibloom_union_agg(f) FROM (VALUES (multibloom_empty(2, 10)), (multibloom_empty(2, 10, 0.5))) v(f);
 -- aggregates
-SELECT multibloom_agg_sized(g, 0.01, g, g) FROM generate_series(1, 3) g;
-SELECT multibloom_agg_sized(NULL, 0.01, g, g) FROM generate_series(1, 3) g;
+SELECT multibloom_agg_fixed(g, 0.01, g, g) FROM generate_series(1, 3) g;
+SELECT multibloom_agg_fixed(NULL, 0.01, g, g) FROM generate_series(1, 3) g;
 SELECT multibloom_agg(VARIADIC ARRAY[g, g]) IS NOT NULL AS array_form_ok FROM generate_series(1, 3) g;
 SELECT multibloom_agg(VARIADIC ARRAY[]::int[]) FROM generate_series(1, 3) g;
 SELECT multibloom_agg(g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g, g)

@@ -8,6 +8,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use BloomFdw;
 
 my $remote = PostgreSQL::Test::Cluster->new('remote');
 $remote->init;
@@ -27,15 +30,10 @@ $remote->safe_psql('postgres', q{
 });
 
 # The local server holds the small selection and sees the remote table.
-my $remote_host = $remote->host;
-my $remote_port = $remote->port;
-$local->safe_psql('postgres', qq{
+$local->safe_psql('postgres', q{
 	CREATE EXTENSION bloomfilter;
 	CREATE EXTENSION postgres_fdw;
-	CREATE SERVER remote FOREIGN DATA WRAPPER postgres_fdw
-		OPTIONS (host '$remote_host', port '$remote_port', dbname 'postgres',
-		         extensions 'bloomfilter');
-	CREATE USER MAPPING FOR CURRENT_USER SERVER remote;
+} . foreign_server_sql('remote', $remote) . q{
 	CREATE FOREIGN TABLE remote_orders (id int, customer_id int, customer_name text, amount numeric)
 		SERVER remote OPTIONS (table_name 'orders');
 	CREATE TABLE customers (id int PRIMARY KEY, name text, region text);
@@ -44,14 +42,6 @@ $local->safe_psql('postgres', qq{
 		FROM generate_series(0, 9999) g;
 	ANALYZE customers;
 });
-
-# Remote SQL lines of a query's EXPLAIN VERBOSE.
-sub remote_sql
-{
-	my ($query) = @_;
-	my $plan = $local->safe_psql('postgres', "EXPLAIN (VERBOSE, COSTS OFF) $query");
-	return join("\n", grep { /Remote SQL:/ } split(/\n/, $plan));
-}
 
 sub plan_of
 {
@@ -71,25 +61,19 @@ my $exact = q{customer_id IN (SELECT id FROM customers WHERE region = 'EU')};
 
 # 1. The filter as a parameter (an InitPlan sub-select).
 my $prefilter = "SELECT id FROM remote_orders o WHERE bloom_contains($eu_filter, o.customer_id)";
-like(remote_sql($prefilter),
+like(remote_sql($local, $prefilter),
 	qr/WHERE \(public\.bloom_contains\(\$1::public\.bloom, customer_id\)\)/,
 	'InitPlan filter: the probe is in the Remote SQL, the filter is parameter $1');
 my ($scan_part) = split(/InitPlan/, plan_of($prefilter));
 unlike($scan_part, qr/^\s*Filter:/m, 'InitPlan filter: the foreign scan filters nothing locally');
 
-my $exact_count = rows_of("SELECT count(*) FROM remote_orders WHERE $exact");
-my $prefilter_count = rows_of("SELECT count(*) FROM ($prefilter) p");
-cmp_ok($exact_count, '>', 0, 'the semijoin is not empty');
-cmp_ok($prefilter_count, '>=', $exact_count, 'the prefilter returns at least the semijoin');
-cmp_ok($prefilter_count, '<', 50000 / 10, 'the prefilter returns far fewer rows than the table');
-is(rows_of("SELECT count(*) FROM remote_orders WHERE $exact AND id NOT IN ($prefilter)"), 0,
-	'no row of the semijoin is missing from the prefilter (no false negatives)');
-is(rows_of("SELECT count(*) FROM ($prefilter) p JOIN remote_orders o USING (id) WHERE o.$exact"),
-	$exact_count, 'prefilter plus the exact predicate is exactly the semijoin');
+my ($exact_count, $prefilter_count) = check_prefilter($local,
+	table => 'remote_orders', rows => 50000, prefilter => $prefilter, exact => $exact,
+	what => 'InitPlan filter');
 
 # The usual form: the filter from bloom_agg, sized to the selection.
 my $agg_prefilter = q{SELECT id FROM remote_orders o WHERE bloom_contains((SELECT bloom_agg(id) FROM customers WHERE region = 'EU'), o.customer_id)};
-like(remote_sql($agg_prefilter),
+like(remote_sql($local, $agg_prefilter),
 	qr/WHERE \(public\.bloom_contains\(\$1::public\.bloom, customer_id\)\)/,
 	'bloom_agg filter: the probe is in the Remote SQL');
 is(rows_of("SELECT count(*) FROM ($agg_prefilter) p JOIN remote_orders o USING (id) WHERE o.$exact"),
@@ -101,22 +85,22 @@ cmp_ok(rows_of("SELECT count(*) FROM ($agg_prefilter) p"), '<', $exact_count + 0
 # 2. The filter as a literal (a constant folded at plan time).
 my $literal_ids = rows_of("SELECT string_agg(id::text, ',') FROM customers WHERE region = 'EU'");
 my $literal = "SELECT id FROM remote_orders o WHERE bloom_contains(bloom_add_all(bloom_empty(1000), '{$literal_ids}'::int[]), o.customer_id)";
-like(remote_sql($literal),
+like(remote_sql($local, $literal),
 	qr/WHERE \(public\.bloom_contains\('[A-Za-z0-9+\/=]+'::public\.bloom, customer_id\)\)/,
 	'literal filter: deparsed as a bloom literal in the Remote SQL');
 is(rows_of("SELECT count(*) FROM ($literal) p"), $prefilter_count,
 	'literal and parameter give the same rows');
 
 # 3. Operators ship too.
-like(remote_sql("SELECT id FROM remote_orders o WHERE $eu_filter @> o.customer_id"),
+like(remote_sql($local, "SELECT id FROM remote_orders o WHERE $eu_filter @> o.customer_id"),
 	qr/\(\$1::public\.bloom OPERATOR\(public\.\@>\) customer_id\)/, 'operator @> ships');
-like(remote_sql("SELECT id FROM remote_orders o WHERE o.customer_id <@ $eu_filter"),
+like(remote_sql($local, "SELECT id FROM remote_orders o WHERE o.customer_id <@ $eu_filter"),
 	qr/\(customer_id OPERATOR\(public\.<\@\) \$1::public\.bloom\)/, 'operator <@ ships');
 
 # 4. Text keys: the probe's input collation is the remote column's (the
 # default collation), which postgres_fdw accepts.
 my $text_prefilter = "SELECT id FROM remote_orders o WHERE bloom_contains($eu_name_filter, o.customer_name)";
-like(remote_sql($text_prefilter),
+like(remote_sql($local, $text_prefilter),
 	qr/WHERE \(public\.bloom_contains\(\$1::public\.bloom, customer_name\)\)/,
 	'text key under the default collation: the probe ships');
 is(rows_of("SELECT count(*) FROM ($text_prefilter) p JOIN remote_orders o USING (id) WHERE o.$exact"),
@@ -125,14 +109,14 @@ is(rows_of("SELECT count(*) FROM ($text_prefilter) p JOIN remote_orders o USING 
 # An explicit collation cannot be assumed to mean the same remotely, so
 # postgres_fdw keeps that probe local; the answer is still right.
 my $collated = "SELECT id FROM remote_orders o WHERE bloom_contains($eu_name_filter, o.customer_name COLLATE \"C\")";
-unlike(remote_sql($collated), qr/bloom_contains/, 'explicit COLLATE: the probe stays local');
+unlike(remote_sql($local, $collated), qr/bloom_contains/, 'explicit COLLATE: the probe stays local');
 is(rows_of("SELECT count(*) FROM ($collated) p"), rows_of("SELECT count(*) FROM ($text_prefilter) p"),
 	'explicit COLLATE "C": same rows (deterministic collations hash alike)');
 
 # 5. A join above the prefilter: only candidate rows cross, the join is exact.
 my $join = "SELECT count(*) FROM customers c JOIN remote_orders o ON o.customer_id = c.id
 	WHERE c.region = 'EU' AND bloom_contains($eu_filter, o.customer_id)";
-like(remote_sql($join), qr/bloom_contains\(\$1::public\.bloom, customer_id\)/,
+like(remote_sql($local, $join), qr/bloom_contains\(\$1::public\.bloom, customer_id\)/,
 	'join: the prefilter is pushed into the remote scan');
 is(rows_of($join), rows_of("SELECT count(*) FROM customers c JOIN remote_orders o ON o.customer_id = c.id WHERE c.region = 'EU'"),
 	'join with prefilter equals the join without it');
@@ -143,7 +127,7 @@ is(rows_of("SELECT count(*) FROM remote_orders o WHERE bloom_contains((SELECT bl
 
 # 7. Without the extension listed, nothing ships (and results still agree).
 $local->safe_psql('postgres', q{ALTER SERVER remote OPTIONS (DROP extensions)});
-unlike(remote_sql($prefilter), qr/bloom_contains/, 'without extensions option the probe stays local');
+unlike(remote_sql($local, $prefilter), qr/bloom_contains/, 'without extensions option the probe stays local');
 is(rows_of("SELECT count(*) FROM ($prefilter) p"), $prefilter_count, 'local evaluation gives the same rows');
 $local->safe_psql('postgres', q{ALTER SERVER remote OPTIONS (ADD extensions 'bloomfilter')});
 

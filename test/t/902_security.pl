@@ -56,7 +56,9 @@ CREATE FUNCTION evil.textin(cstring) RETURNS pg_catalog.text
 CREATE FUNCTION evil.int4eq(int, int) RETURNS bool LANGUAGE sql AS 'SELECT true';
 CREATE OPERATOR evil.= (LEFTARG = int, RIGHTARG = int, FUNCTION = evil.int4eq);
 SET search_path = evil, pg_temp, public;
-CREATE EXTENSION bloomfilter;
+-- the extension goes where the session's first schema is unless told:
+-- here public, with the hostile schema still first on the search_path
+CREATE EXTENSION bloomfilter SCHEMA public;
 $foreign_refs;
 });
 is($ret, 0, 'CREATE EXTENSION succeeds in a hostile session') or diag($err);
@@ -95,12 +97,15 @@ my @checks = (
 	q{SELECT bloom_add(bloom_empty(10), 1)::text::bloom::bytea::bloom = bloom_add(bloom_empty(10), 1)},
 	q{CREATE TEMP TABLE t AS SELECT bloom_add(bloom_empty(10), 1) AS f;
 	  UPDATE t SET f = bloom_add(f, 2); SELECT bloom_contains(f, 2) FROM t},
+	q{SELECT count(DISTINCT f) = 2 AND count(*) = 3
+	  FROM (VALUES (bloom_empty(10)), (bloom_add(bloom_empty(10), 1)), (bloom_empty(10))) v(f)},
 );
 # aggregates and multibloom, when this build has them
 for my $extra (
 	[ 'bloom_agg', q{SELECT bloom_contains(bloom_agg(g), 5) FROM generate_series(1, 10) g} ],
 	[ 'bloom_union_agg', q{SELECT bloom_contains(bloom_union_agg(bloom_add(bloom_empty(10), g)), 5) FROM generate_series(1, 10) g} ],
-	[ 'multibloom_empty', q{SELECT multibloom_contains(multibloom_add(multibloom_empty(2, 10), 1, 'x'::text), 1, 'x'::text)} ])
+	[ 'multibloom_empty', q{SELECT multibloom_contains(multibloom_add(multibloom_empty(2, 10), 1, 'x'::text), 1, 'x'::text)} ],
+	[ 'multibloom_agg_fixed', q{SELECT multibloom_contains(multibloom_agg_fixed(10, 0.01, g, -g), 5, -5) FROM generate_series(1, 10) g} ])
 {
 	push @checks, $extra->[1]
 	  if $node->safe_psql('postgres', "SELECT count(*) FROM pg_proc WHERE proname = '$extra->[0]'") > 0;
@@ -119,7 +124,7 @@ my $trusted = $node->safe_psql('postgres',
 ($ret, $out, $err) = $node->psql('bobs', qq{
 CREATE TYPE pg_temp.float8 AS (x int);
 SET search_path = pg_temp, public;
-CREATE EXTENSION bloomfilter;
+CREATE EXTENSION bloomfilter SCHEMA public;
 $foreign_refs;
 }, extra_params => [ '-U', 'bob' ]);
 if ($trusted eq 't')

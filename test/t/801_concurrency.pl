@@ -4,7 +4,8 @@
 # is lost, every value written is found afterwards, and the filter's insert
 # count equals the number of committed writes.  The last part shows the
 # pattern that does lose values: reading the filter, then writing back a
-# filter computed from that stale copy without a lock.
+# filter computed from that stale copy without a lock.  Then the same for a
+# multibloom row, with multibloom_add and multibloom_union.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -32,21 +33,21 @@ $node->pgbench(
 	[qr{^$}],
 	'eight clients update the same row',
 	{
-		'602_add@2' => q{
+		'bloom_add@2' => q{
 \set v random(1, 1000000000000)
 BEGIN;
 UPDATE summary SET f = bloom_add(f, :v::bigint) WHERE id = 1;
 INSERT INTO written VALUES (:v, 'add');
 COMMIT;
 },
-		'602_union@2' => q{
+		'bloom_union@2' => q{
 \set v random(1, 1000000000000)
 BEGIN;
 UPDATE summary SET f = f | bloom_add(bloom_empty(20000, 0.01), :v::bigint) WHERE id = 1;
 INSERT INTO written VALUES (:v, 'union');
 COMMIT;
 },
-		'602_lock@1' => q{
+		'bloom_lock@1' => q{
 \set v random(1, 1000000000000)
 BEGIN;
 SELECT quote_literal(f::text) AS cur FROM summary WHERE id = 1 FOR UPDATE \gset
@@ -78,6 +79,44 @@ is( $node->safe_psql('postgres',
 		"SELECT bloom_contains(f, 'mine'::text), bloom_contains(f, 'other'::text) FROM summary"),
 	't|f',
 	'read-then-write from a stale copy loses the concurrent value (documented hazard)');
+
+# ---- eight clients adding rows to one multibloom summary row ----
+$node->safe_psql('postgres', q{
+CREATE TABLE mb_summary (id int PRIMARY KEY, f multibloom NOT NULL);
+INSERT INTO mb_summary VALUES (1, multibloom_empty(2, 5000, 0.01));
+CREATE TABLE mb_written (a bigint NOT NULL, b text NOT NULL, how text NOT NULL);
+});
+my $mb_transactions = $ENV{BLOOM_CONCURRENCY_TX} // 60;	# per client
+$node->pgbench(
+	"--no-vacuum --client=$clients --jobs=2 --transactions=$mb_transactions",
+	0,
+	[qr{processed: @{[ $clients * $mb_transactions ]}/@{[ $clients * $mb_transactions ]}}],
+	[qr{^$}],
+	'eight clients update the same multibloom row',
+	{
+		'multibloom_add@2' => q{
+\set v random(1, 1000000000000)
+BEGIN;
+UPDATE mb_summary SET f = multibloom_add(f, :v::bigint, 'k' || :v) WHERE id = 1;
+INSERT INTO mb_written VALUES (:v, 'k' || :v, 'add');
+COMMIT;
+},
+		'multibloom_union@1' => q{
+\set v random(1, 1000000000000)
+BEGIN;
+UPDATE mb_summary SET f = multibloom_union(f, multibloom_add(multibloom_empty(2, 5000, 0.01), :v::bigint, 'k' || :v)) WHERE id = 1;
+INSERT INTO mb_written VALUES (:v, 'k' || :v, 'union');
+COMMIT;
+},
+	});
+my ($mb_written, $mb_rows, $mb_missing) = split /\|/, $node->safe_psql('postgres', q{
+SELECT (SELECT count(*) FROM mb_written),
+       (SELECT (multibloom_info(f)).rows FROM mb_summary),
+       (SELECT count(*) FROM mb_written, mb_summary WHERE NOT multibloom_contains(f, a, b))
+});
+is($mb_written, $clients * $mb_transactions, 'multibloom: every transaction committed its row');
+is($mb_rows, $mb_written, 'multibloom: row count equals committed writes: no update was lost');
+is($mb_missing, 0, 'multibloom: every row written is found');
 
 $node->stop;
 done_testing();

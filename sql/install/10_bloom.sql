@@ -1,47 +1,9 @@
--- bloomfilter: the bloom type, its functions and operators.
--- Every reference to an object of the extension is schema-qualified with
--- @extschema@ so the script is safe under any search_path.
+-- bloomfilter: functions and operators of the bloom type: constructors
+-- (every layout), adding, membership with its planner estimates, set
+-- operations, statistics and the value hash.
 
-\echo Use "CREATE EXTENSION bloomfilter" to load this file. \quit
+-- ---- constructors ----
 
-CREATE TYPE @extschema@.bloom;
-
-CREATE FUNCTION @extschema@.bloom_in(cstring) RETURNS @extschema@.bloom
-	AS 'MODULE_PATHNAME', 'bloom_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_out(@extschema@.bloom) RETURNS cstring
-	AS 'MODULE_PATHNAME', 'bloom_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_recv(internal) RETURNS @extschema@.bloom
-	AS 'MODULE_PATHNAME', 'bloom_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_send(@extschema@.bloom) RETURNS bytea
-	AS 'MODULE_PATHNAME', 'bloom_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-
-CREATE TYPE @extschema@.bloom (
-	INPUT = @extschema@.bloom_in,
-	OUTPUT = @extschema@.bloom_out,
-	RECEIVE = @extschema@.bloom_recv,
-	SEND = @extschema@.bloom_send,
-	INTERNALLENGTH = VARIABLE,
-	ALIGNMENT = double,
-	STORAGE = extended
-);
-COMMENT ON TYPE @extschema@.bloom IS
-	'Bloom filter: a compact set of hashed values answering "surely absent" or "maybe present"';
-
--- Casts to and from the binary format, for clients without the type.
-CREATE FUNCTION @extschema@.bloom_to_bytea(@extschema@.bloom) RETURNS bytea
-	AS 'MODULE_PATHNAME', 'bloom_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_from_bytea(bytea) RETURNS @extschema@.bloom
-	AS 'MODULE_PATHNAME', 'bloom_from_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE CAST (@extschema@.bloom AS bytea)
-	WITH FUNCTION @extschema@.bloom_to_bytea(@extschema@.bloom);
-CREATE CAST (bytea AS @extschema@.bloom)
-	WITH FUNCTION @extschema@.bloom_from_bytea(bytea);
-COMMENT ON FUNCTION @extschema@.bloom_to_bytea(@extschema@.bloom) IS
-	'binary format of a bloom filter (the bytes of binary send)';
-COMMENT ON FUNCTION @extschema@.bloom_from_bytea(bytea) IS
-	'bloom filter from its binary format; every field is validated';
-
--- Constructors.
 CREATE FUNCTION @extschema@.bloom_empty(capacity bigint, fpp float8 DEFAULT 0.01)
 	RETURNS @extschema@.bloom
 	AS 'MODULE_PATHNAME', 'bloom_empty' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -60,7 +22,18 @@ CREATE FUNCTION @extschema@.bloom_empty_with(nbits bigint, nhashes integer)
 COMMENT ON FUNCTION @extschema@.bloom_empty_with(bigint, integer) IS
 	'empty classic filter of nbits bits and nhashes hash functions';
 
--- Adding values (NULLs are never members).
+-- The 'matrix' layout (M-BMBF of Yang & Huang, doc/matrix.md) with the
+-- paper's parameters; bloom_empty(capacity, fpp, 'matrix') sizes one from a
+-- capacity.
+CREATE FUNCTION @extschema@.bloom_empty_matrix(
+	"rows" integer, row_bits bigint, nhashes integer, locators integer)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_empty_matrix' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_empty_matrix(integer, bigint, integer, integer) IS
+	'empty matrix (M-BMBF) filter: rows x row_bits bits, nhashes bits per value, locators candidate rows per value; rows must be a multiple of locators';
+
+-- ---- adding values (NULLs are never members) ----
+
 CREATE FUNCTION @extschema@.bloom_add(f @extschema@.bloom, value anyelement)
 	RETURNS @extschema@.bloom
 	AS 'MODULE_PATHNAME', 'bloom_add' LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -73,16 +46,32 @@ CREATE FUNCTION @extschema@.bloom_add_all(f @extschema@.bloom, "values" anyarray
 COMMENT ON FUNCTION @extschema@.bloom_add_all(@extschema@.bloom, anyarray) IS
 	'filter with every non-null element of the array added';
 
--- Membership.
+-- ---- membership ----
+
+-- Planner estimates for probes (src/bloom_support.c): the support function
+-- of bloom_contains and bloom_contained_by, and the restriction estimator
+-- of their operators.
+CREATE FUNCTION @extschema@.bloom_contains_support(internal) RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_contains_support' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_contains_support(internal) IS
+	'planner support for bloom_contains: selectivity from the filter''s cardinality and fpp and the column''s distinct values';
+
+CREATE FUNCTION @extschema@.bloom_contains_restrict(internal, oid, internal, integer) RETURNS float8
+	AS 'MODULE_PATHNAME', 'bloom_contains_restrict' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_contains_restrict(internal, oid, internal, integer) IS
+	'restriction selectivity of the operators @> and <@ (the same estimate as bloom_contains)';
+
 CREATE FUNCTION @extschema@.bloom_contains(f @extschema@.bloom, value anyelement)
 	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bloom_contains' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT @extschema@.bloom_contains_support;
 COMMENT ON FUNCTION @extschema@.bloom_contains(@extschema@.bloom, anyelement) IS
 	'false if value is surely not in the filter; true if it is or on a false positive';
 
 CREATE FUNCTION @extschema@.bloom_contained_by(value anyelement, f @extschema@.bloom)
 	RETURNS boolean
-	AS 'MODULE_PATHNAME', 'bloom_contained_by' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bloom_contained_by' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT @extschema@.bloom_contains_support;
 COMMENT ON FUNCTION @extschema@.bloom_contained_by(anyelement, @extschema@.bloom) IS
 	'bloom_contains with the arguments swapped (operator <@)';
 
@@ -90,16 +79,17 @@ CREATE OPERATOR @extschema@.@> (
 	LEFTARG = @extschema@.bloom, RIGHTARG = anyelement,
 	FUNCTION = @extschema@.bloom_contains,
 	COMMUTATOR = OPERATOR(@extschema@.<@),
-	RESTRICT = contsel, JOIN = contjoinsel
+	RESTRICT = @extschema@.bloom_contains_restrict, JOIN = pg_catalog.contjoinsel
 );
 CREATE OPERATOR @extschema@.<@ (
 	LEFTARG = anyelement, RIGHTARG = @extschema@.bloom,
 	FUNCTION = @extschema@.bloom_contained_by,
 	COMMUTATOR = OPERATOR(@extschema@.@>),
-	RESTRICT = contsel, JOIN = contjoinsel
+	RESTRICT = @extschema@.bloom_contains_restrict, JOIN = pg_catalog.contjoinsel
 );
 
--- Set operations.
+-- ---- set operations ----
+
 CREATE FUNCTION @extschema@.bloom_union(a @extschema@.bloom, b @extschema@.bloom)
 	RETURNS @extschema@.bloom
 	AS 'MODULE_PATHNAME', 'bloom_union' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -123,30 +113,8 @@ CREATE OPERATOR @extschema@.& (
 	COMMUTATOR = OPERATOR(@extschema@.&)
 );
 
--- Equality: identical shape and bits.
-CREATE FUNCTION @extschema@.bloom_eq(@extschema@.bloom, @extschema@.bloom) RETURNS boolean
-	AS 'MODULE_PATHNAME', 'bloom_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_ne(@extschema@.bloom, @extschema@.bloom) RETURNS boolean
-	AS 'MODULE_PATHNAME', 'bloom_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@.bloom_eq(@extschema@.bloom, @extschema@.bloom) IS
-	'true if both filters have the same shape and the same bits';
-COMMENT ON FUNCTION @extschema@.bloom_ne(@extschema@.bloom, @extschema@.bloom) IS
-	'true unless both filters have the same shape and the same bits';
+-- ---- statistics ----
 
-CREATE OPERATOR @extschema@.= (
-	LEFTARG = @extschema@.bloom, RIGHTARG = @extschema@.bloom,
-	FUNCTION = @extschema@.bloom_eq,
-	COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
-	RESTRICT = eqsel, JOIN = eqjoinsel
-);
-CREATE OPERATOR @extschema@.<> (
-	LEFTARG = @extschema@.bloom, RIGHTARG = @extschema@.bloom,
-	FUNCTION = @extschema@.bloom_ne,
-	COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
-	RESTRICT = neqsel, JOIN = neqjoinsel
-);
-
--- Statistics.
 CREATE FUNCTION @extschema@.bloom_cardinality(f @extschema@.bloom) RETURNS float8
 	AS 'MODULE_PATHNAME', 'bloom_cardinality' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.bloom_cardinality(@extschema@.bloom) IS
@@ -167,3 +135,18 @@ CREATE FUNCTION @extschema@.bloom_info(f @extschema@.bloom,
 	AS 'MODULE_PATHNAME', 'bloom_info' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.bloom_info(@extschema@.bloom) IS
 	'shape, fill and estimates of a filter';
+
+CREATE FUNCTION @extschema@.bloom_matrix_row_bits(f @extschema@.bloom)
+	RETURNS bigint[]
+	AS 'MODULE_PATHNAME', 'bloom_matrix_row_bits' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_matrix_row_bits(@extschema@.bloom) IS
+	'number of bits set in each row of a matrix filter, in row order (a row is full at half of its bits)';
+
+-- ---- the value hash ----
+
+-- The hash a filter with this seed uses for a value (src/bloom_hashfn.c).
+CREATE FUNCTION @extschema@.bloom_hash(value anyelement, seed bigint DEFAULT 0)
+	RETURNS bigint
+	AS 'MODULE_PATHNAME', 'bloom_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_hash(anyelement, bigint) IS
+	'64-bit hash that a filter with this seed uses for value: the extended hash of the type''s default hash operator class';

@@ -8,6 +8,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use BloomFdw;
 
 my @shards;
 for my $i (1 .. 2)
@@ -37,11 +40,8 @@ my $setup = q{
 };
 for my $i (1 .. 2)
 {
-	my ($host, $port, $rem) = ($shards[$i - 1]->host, $shards[$i - 1]->port, $i - 1);
-	$setup .= qq{
-	CREATE SERVER shard$i FOREIGN DATA WRAPPER postgres_fdw
-		OPTIONS (host '$host', port '$port', dbname 'postgres', extensions 'bloomfilter');
-	CREATE USER MAPPING FOR CURRENT_USER SERVER shard$i;
+	my $rem = $i - 1;
+	$setup .= foreign_server_sql("shard$i", $shards[$i - 1]) . qq{
 	CREATE FOREIGN TABLE orders_s$i PARTITION OF orders FOR VALUES IN ($rem)
 		SERVER shard$i OPTIONS (table_name 'orders');
 	};
@@ -57,25 +57,19 @@ $coord->safe_psql('postgres', $setup);
 
 sub query { return $coord->safe_psql('postgres', $_[0]); }
 
-sub remote_sql
-{
-	my $plan = query("EXPLAIN (VERBOSE, COSTS OFF) $_[0]");
-	return join("\n", grep { /Remote SQL:/ } split(/\n/, $plan));
-}
-
 is(query('SELECT count(*) FROM orders_copy'), 20000, 'the shards hold 20000 rows');
 
 # 1. bloom_agg over one foreign table: the aggregate runs remotely.
-like(remote_sql('SELECT bloom_agg(customer_id, 5000, 0.01) FROM orders_s1'),
+like(remote_sql($coord, 'SELECT bloom_agg(customer_id, 5000, 0.01) FROM orders_s1'),
 	qr/Remote SQL: SELECT public\.bloom_agg\(customer_id, 5000::bigint, 0\.01::double precision\) FROM public\.orders/,
 	'bloom_agg(value, capacity, fpp) is pushed down');
-like(remote_sql('SELECT bloom_agg(customer_id) FROM orders_s1'),
+like(remote_sql($coord, 'SELECT bloom_agg(customer_id) FROM orders_s1'),
 	qr/Remote SQL: SELECT public\.bloom_agg\(customer_id\) FROM public\.orders/,
 	'bloom_agg(value) is pushed down');
-like(remote_sql('SELECT bloom_agg(customer_name, 5000, 0.01) FROM orders_s1'),
+like(remote_sql($coord, 'SELECT bloom_agg(customer_name, 5000, 0.01) FROM orders_s1'),
 	qr/Remote SQL: SELECT public\.bloom_agg\(customer_name, 5000::bigint/,
 	'bloom_agg over a text column (default collation) is pushed down');
-like(remote_sql("SELECT bloom_agg(customer_id, 5000, 0.01) FROM orders_s1 WHERE customer_name LIKE 'customer 1%'"),
+like(remote_sql($coord, "SELECT bloom_agg(customer_id, 5000, 0.01) FROM orders_s1 WHERE customer_name LIKE 'customer 1%'"),
 	qr/Remote SQL: SELECT public\.bloom_agg\(customer_id, 5000::bigint, 0\.01::double precision\) FROM public\.orders WHERE/,
 	'with a remote WHERE clause too');
 
@@ -87,7 +81,7 @@ is(query(q{SELECT (SELECT bloom_agg(customer_name, 5000, 0.01) FROM orders_s1)
 	't', 'text keys hash alike on both servers');
 
 # 2. Per-shard filters built remotely, rolled up.
-like(remote_sql(q{SELECT bloom_union_agg(f) FROM (
+like(remote_sql($coord, q{SELECT bloom_union_agg(f) FROM (
 		SELECT bloom_agg(customer_id, 5000, 0.01) AS f FROM orders_s1
 		UNION ALL SELECT bloom_agg(customer_id, 5000, 0.01) FROM orders_s2) s}),
 	qr/SELECT public\.bloom_agg.*\n.*SELECT public\.bloom_agg/,
@@ -114,7 +108,7 @@ cmp_ok($candidates, '<=', $exact * 1.05, 'remote filter: few false positives');
 
 # 4. The same filter used to prefilter another remote scan: a round trip
 # of filters, never of rows.
-like(remote_sql(qq{SELECT count(*) FROM orders_s2 o WHERE bloom_contains($remote_filter, o.customer_id)}),
+like(remote_sql($coord, qq{SELECT count(*) FROM orders_s2 o WHERE bloom_contains($remote_filter, o.customer_id)}),
 	qr/bloom_contains\(\$1::public\.bloom, customer_id\)/,
 	'a remotely built filter prefilters another remote scan');
 

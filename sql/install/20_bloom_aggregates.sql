@@ -1,4 +1,4 @@
--- bloomfilter: aggregates.  bloom_agg (sized to the data, or of a fixed
+-- bloomfilter: the bloom aggregates.  bloom_agg (sized to the data, or of a fixed
 -- shape), bloom_union_agg and bloom_intersect_agg, all parallel: their
 -- transition states are internal, mutated in place, with combine, serial
 -- and deserial functions.  See doc/aggregates.md.

@@ -7,6 +7,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use BloomFdw;
 
 my $remote = PostgreSQL::Test::Cluster->new('remote');
 $remote->init;
@@ -21,13 +24,10 @@ $remote->safe_psql('postgres', q{
 	INSERT INTO sales SELECT g, g % 200, 'p' || (g % 300), g % 7 FROM generate_series(1, 30000) g;
 	ANALYZE sales;
 });
-my ($host, $port) = ($remote->host, $remote->port);
-$local->safe_psql('postgres', qq{
+$local->safe_psql('postgres', q{
 	CREATE EXTENSION bloomfilter;
 	CREATE EXTENSION postgres_fdw;
-	CREATE SERVER remote FOREIGN DATA WRAPPER postgres_fdw
-		OPTIONS (host '$host', port '$port', dbname 'postgres', extensions 'bloomfilter');
-	CREATE USER MAPPING FOR CURRENT_USER SERVER remote;
+} . foreign_server_sql('remote', $remote) . q{
 	CREATE FOREIGN TABLE remote_sales (id int, store int, product text, qty int)
 		SERVER remote OPTIONS (table_name 'sales');
 	-- the (store, product) pairs of interest: each store with a few products,
@@ -40,29 +40,17 @@ $local->safe_psql('postgres', qq{
 
 sub query { return $local->safe_psql('postgres', $_[0]); }
 
-sub remote_sql
-{
-	my $plan = query("EXPLAIN (VERBOSE, COSTS OFF) $_[0]");
-	return join("\n", grep { /Remote SQL:/ } split(/\n/, $plan));
-}
-
 my $filter = q{(SELECT multibloom_agg(store, product) FROM wanted)};
 my $prefilter = "SELECT id FROM remote_sales s WHERE multibloom_contains($filter, s.store, s.product)";
 my $exact = q{(store, product) IN (SELECT store, product FROM wanted)};
 
-like(remote_sql($prefilter),
+like(remote_sql($local, $prefilter),
 	qr/WHERE \(public\.multibloom_contains\(\$1::public\.multibloom, store, product\)\)/,
 	'multibloom_contains on a composite key ships with the filter as a parameter');
 
-my $exact_count = query("SELECT count(*) FROM remote_sales WHERE $exact");
-my $prefilter_count = query("SELECT count(*) FROM ($prefilter) p");
-cmp_ok($exact_count, '>', 0, 'the composite semijoin is not empty');
-cmp_ok($prefilter_count, '>=', $exact_count, 'the prefilter returns at least the semijoin');
-cmp_ok($prefilter_count, '<', 30000 / 10, 'the prefilter returns far fewer rows than the table');
-is(query("SELECT count(*) FROM remote_sales WHERE $exact AND id NOT IN ($prefilter)"), 0,
-	'no false negatives');
-is(query("SELECT count(*) FROM remote_sales WHERE id IN ($prefilter) AND $exact"),
-	$exact_count, 'prefilter plus exact predicate is exactly the semijoin');
+my ($exact_count, $prefilter_count) = check_prefilter($local,
+	table => 'remote_sales', rows => 30000, prefilter => $prefilter, exact => $exact,
+	what => 'composite key');
 
 # The rows whose store and product are both wanted, but not as a pair: the
 # verification filter rejects most of them (per-attribute filters alone
@@ -78,12 +66,12 @@ cmp_ok($cross_passed, '<', $cross / 10, 'the whole-row filter rejects unwanted p
 my $pairs = query(q{SELECT string_agg(format('(%s, %L)', store, product), ', ') FROM wanted});
 my $literal = qq{SELECT id FROM remote_sales s WHERE multibloom_contains(
 	(SELECT multibloom_agg(store, product) FROM (VALUES $pairs) v(store, product)), s.store, s.product)};
-like(remote_sql($literal), qr/public\.multibloom_contains\(\$1::public\.multibloom, store, product\)/,
+like(remote_sql($local, $literal), qr/public\.multibloom_contains\(\$1::public\.multibloom, store, product\)/,
 	'a filter from VALUES ships as a parameter');
 is(query("SELECT count(*) FROM ($literal) p"), $prefilter_count, 'same filter, same rows');
 
 # multibloom_agg over the foreign table: the filter is built remotely.
-like(remote_sql(q{SELECT multibloom_agg(store, product) FROM remote_sales}),
+like(remote_sql($local, q{SELECT multibloom_agg(store, product) FROM remote_sales}),
 	qr/Remote SQL: SELECT public\.multibloom_agg\(store, product\) FROM public\.sales/,
 	'multibloom_agg is pushed down');
 is(query(q{SELECT (SELECT multibloom_agg(store, product) FROM remote_sales WHERE qty = 3)

@@ -1,0 +1,127 @@
+-- bloomfilter: the multibloom aggregates.  multibloom_agg (sized to the
+-- data), multibloom_agg_fixed (of a fixed shape) and multibloom_union_agg,
+-- all parallel: combine, serial and deserial functions.  See
+-- doc/multibloom.md.
+
+-- ---- multibloom_agg: sized to the data ----
+
+-- The state collects distinct rows of hashes (bounded by work_mem, spilling
+-- to temporary files); the final function sizes every part.
+CREATE FUNCTION @extschema@.multibloom_agg_trans(internal, VARIADIC "any")
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_auto_combine(internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_auto_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_auto_serialize(internal)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME', 'multibloom_agg_auto_serial' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_auto_deserialize(bytea, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_auto_deserial' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_auto_final(internal)
+	RETURNS @extschema@.multibloom
+	AS 'MODULE_PATHNAME', 'multibloom_agg_auto_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.multibloom_agg_trans(internal, "any") IS
+	'transition function of multibloom_agg';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_auto_combine(internal, internal) IS
+	'combine function of multibloom_agg';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_auto_serialize(internal) IS
+	'serial function of multibloom_agg';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_auto_deserialize(bytea, internal) IS
+	'deserial function of multibloom_agg';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_auto_final(internal) IS
+	'final function of multibloom_agg: sizes every part for its own distinct count';
+
+CREATE AGGREGATE @extschema@.multibloom_agg(VARIADIC "any") (
+	SFUNC = @extschema@.multibloom_agg_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.multibloom_agg_auto_final,
+	COMBINEFUNC = @extschema@.multibloom_agg_auto_combine,
+	SERIALFUNC = @extschema@.multibloom_agg_auto_serialize,
+	DESERIALFUNC = @extschema@.multibloom_agg_auto_deserialize,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.multibloom_agg("any") IS
+	'filter of all rows, every part sized for its own distinct count at fpp 0.01 (attributes: distinct values; verification: distinct complete rows)';
+
+-- ---- multibloom_agg_fixed and multibloom_union_agg ----
+
+-- The state is a multibloom (internal); partial states travel in the
+-- binary format, so they run in parallel with the serial result.
+CREATE FUNCTION @extschema@.multibloom_agg_fixed_trans(internal, capacity bigint, fpp float8, VARIADIC "any")
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_sized_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_union_agg_trans(internal, @extschema@.multibloom)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_union_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_combine(internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_serialize(internal)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME', 'multibloom_agg_serial' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_deserialize(bytea, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_deserial' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_final(internal)
+	RETURNS @extschema@.multibloom
+	AS 'MODULE_PATHNAME', 'multibloom_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+-- Over no rows multibloom_agg_fixed returns an empty filter of the call's
+-- constant shape, so it has its own final function.
+CREATE FUNCTION @extschema@.multibloom_agg_fixed_final(internal)
+	RETURNS @extschema@.multibloom
+	AS 'MODULE_PATHNAME', 'multibloom_agg_sized_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.multibloom_agg_fixed_trans(internal, bigint, float8, "any") IS
+	'transition function of multibloom_agg_fixed';
+COMMENT ON FUNCTION @extschema@.multibloom_union_agg_trans(internal, @extschema@.multibloom) IS
+	'transition function of multibloom_union_agg';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_combine(internal, internal) IS
+	'combine function of multibloom_agg_fixed and multibloom_union_agg';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_serialize(internal) IS
+	'serial function of multibloom_agg_fixed and multibloom_union_agg';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_deserialize(bytea, internal) IS
+	'deserial function of multibloom_agg_fixed and multibloom_union_agg';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_final(internal) IS
+	'final function of multibloom_union_agg';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_fixed_final(internal) IS
+	'final function of multibloom_agg_fixed';
+
+-- Not an overload of multibloom_agg(VARIADIC "any"): a call with a bigint
+-- and a float8 column first would silently pick it.
+CREATE AGGREGATE @extschema@.multibloom_agg_fixed(capacity bigint, fpp float8, VARIADIC "any") (
+	SFUNC = @extschema@.multibloom_agg_fixed_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.multibloom_agg_fixed_final,
+	COMBINEFUNC = @extschema@.multibloom_agg_combine,
+	SERIALFUNC = @extschema@.multibloom_agg_serialize,
+	DESERIALFUNC = @extschema@.multibloom_agg_deserialize,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.multibloom_agg_fixed(bigint, float8, "any") IS
+	'filter of all rows with the shape of multibloom_empty(number of values, capacity, fpp), so results of different partitions unite';
+
+-- The name of multibloom_agg_fixed in version 1.0.
+CREATE AGGREGATE @extschema@.multibloom_agg_sized(capacity bigint, fpp float8, VARIADIC "any") (
+	SFUNC = @extschema@.multibloom_agg_fixed_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.multibloom_agg_fixed_final,
+	COMBINEFUNC = @extschema@.multibloom_agg_combine,
+	SERIALFUNC = @extschema@.multibloom_agg_serialize,
+	DESERIALFUNC = @extschema@.multibloom_agg_deserialize,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.multibloom_agg_sized(bigint, float8, "any") IS
+	'deprecated: the former name of multibloom_agg_fixed, which it equals; use multibloom_agg_fixed';
+
+CREATE AGGREGATE @extschema@.multibloom_union_agg(f @extschema@.multibloom) (
+	SFUNC = @extschema@.multibloom_union_agg_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.multibloom_agg_final,
+	COMBINEFUNC = @extschema@.multibloom_agg_combine,
+	SERIALFUNC = @extschema@.multibloom_agg_serialize,
+	DESERIALFUNC = @extschema@.multibloom_agg_deserialize,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.multibloom_union_agg(@extschema@.multibloom) IS
+	'union of all non-null filters (all of the same shape)';
