@@ -61,8 +61,8 @@ SELECT i % $ROWS + 1 AS a,
        (i % $ROWS + 1 + 1 + (i / $ROWS) * 7919) % $ROWS + 1 + 20000000 AS c
 FROM generate_series(0, $PROBES - 1) i;
 CREATE TABLE mbb_filters AS
-SELECT multibloom_agg_sized($ROWS, 0.01, a, b) AS m2,
-       multibloom_agg_sized($ROWS, 0.01, a, b, c) AS m3,
+SELECT multibloom_agg_fixed($ROWS, 0.01, a, b) AS m2,
+       multibloom_agg_fixed($ROWS, 0.01, a, b, c) AS m3,
        bloom_add_all(bloom_empty($ROWS, 0.01), array_agg(a)) AS ba
 FROM mbb_rows;
 -- the per-dimension filter sets: each attribute's own filter (the projections

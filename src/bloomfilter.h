@@ -101,7 +101,7 @@ extern void bloom_hasher_init(BloomHasher *hasher, Oid typid, Oid collation,
  * The type's extended hash of a value.  For the integer types and for text
  * under a deterministic collation this computes, without the fmgr round
  * trip, exactly what the opclass function (hashint8extended and friends in
- * utils/adt/hashfunc.c) returns; sql/302_fastpath.sql checks that they agree.
+ * utils/adt/hashfunc.c) returns; sql/003_bloom_fastpath.sql checks that they agree.
  */
 static inline uint64
 bloom_hasher_value_hash(const BloomHasher *hasher, Datum value, uint64 seed)
