@@ -26,20 +26,21 @@ def words_for_bits(nbits):
     return (nbits + 63) // 64
 
 
+def finalizer(x, shifts, multipliers):
+    """xor-shift, multiply, xor-shift, multiply, xor-shift (mod 2^64)."""
+    x ^= x >> shifts[0]
+    x = (x * multipliers[0]) & MASK64
+    x ^= x >> shifts[1]
+    x = (x * multipliers[1]) & MASK64
+    return x ^ (x >> shifts[2])
+
+
 def mix(x):
-    x ^= x >> 30
-    x = (x * 0xBF58476D1CE4E5B9) & MASK64
-    x ^= x >> 27
-    x = (x * 0x94D049BB133111EB) & MASK64
-    return x ^ (x >> 31)
+    return finalizer(x, (30, 27, 31), (0xBF58476D1CE4E5B9, 0x94D049BB133111EB))
 
 
 def remix(x):
-    x ^= x >> 31
-    x = (x * 0x7FB5D329728EA185) & MASK64
-    x ^= x >> 27
-    x = (x * 0x81DADEF4BC2DD44D) & MASK64
-    return x ^ (x >> 33)
+    return finalizer(x, (31, 27, 33), (0x7FB5D329728EA185, 0x81DADEF4BC2DD44D))
 
 
 def reduce(x, n):
