@@ -24,7 +24,8 @@ LOCK_FD=9
 # Debian 12 ships postgres_fdw inside postgresql-15 (postgresql-contrib is
 # only a metapackage pulling in the same thing), so it is not listed.
 REQUIRED_PACKAGES=(build-essential postgresql-15 postgresql-server-dev-15
-                   libipc-run-perl postgresql-15-hll libclang-rt-14-dev)
+                   libipc-run-perl postgresql-15-hll libclang-rt-14-dev
+                   python3-psycopg2)   # test/clients/check_*.py
 
 log() { printf '==> %s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

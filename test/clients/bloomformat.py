@@ -1,0 +1,215 @@
+"""The `bloom` binary format, written from doc/format.md alone.
+
+A client-side reader, writer and prober of `bloom` values, kept apart from
+the extension's C code on purpose: check_format.py compares what it computes
+with what the server computes, so a gap or an error in doc/format.md shows
+up as a disagreement.  It needs only the values' 64-bit hashes, which a
+client gets from bloom_hash(value, seed).
+"""
+
+import struct
+
+MASK64 = (1 << 64) - 1
+HEADER_BYTES = 60
+HEADER = struct.Struct("<BBBBQQQIIIIqQ")
+CLASSIC, BLOCKED, MATRIX = 0, 1, 2
+LAYOUT_NAMES = {CLASSIC: "classic", BLOCKED: "blocked", MATRIX: "matrix"}
+BLOCK_BITS = 512
+KNOWN_HASH_SCHEMES = (1,)
+
+
+class FormatError(ValueError):
+    """A byte string that doc/format.md says a reader must reject."""
+
+
+def words_for_bits(nbits):
+    return (nbits + 63) // 64
+
+
+def finalizer(x, shifts, multipliers):
+    """xor-shift, multiply, xor-shift, multiply, xor-shift (mod 2^64)."""
+    x ^= x >> shifts[0]
+    x = (x * multipliers[0]) & MASK64
+    x ^= x >> shifts[1]
+    x = (x * multipliers[1]) & MASK64
+    return x ^ (x >> shifts[2])
+
+
+def mix(x):
+    return finalizer(x, (30, 27, 31), (0xBF58476D1CE4E5B9, 0x94D049BB133111EB))
+
+
+def remix(x):
+    return finalizer(x, (31, 27, 33), (0x7FB5D329728EA185, 0x81DADEF4BC2DD44D))
+
+
+def reduce(x, n):
+    return (x * n) >> 64
+
+
+def rotl(x, r):
+    return ((x << r) | (x >> (64 - r))) & MASK64
+
+
+def two_words(h):
+    """Step 2 of hash scheme 1: h1 and h2 from the value's hash h."""
+    h &= MASK64                      # bloom_hash returns it as a signed bigint
+    h1 = mix((h + 0x9E3779B97F4A7C15) & MASK64)
+    h2 = mix(h ^ 0xC2B2AE3D27D4EB4F) | 1
+    return h1, h2
+
+
+def double_hashing(h1, h2, k, n):
+    """The enhanced double hashing sequence of the classic layout, in [0, n)."""
+    x, y = h1, h2
+    out = []
+    for i in range(k):
+        out.append(reduce(x, n))
+        x = (x + y) & MASK64
+        y = (y + i) & MASK64
+    return out
+
+
+class Bloom:
+    """One filter: the header fields by their names in doc/format.md, and the bits."""
+
+    def __init__(self, layout, nbits, nhashes, seed=0, rows=0, locators=0):
+        self.version = 1
+        self.layout = layout
+        self.hash_scheme = 1
+        self.flags = 0
+        self.nbits = nbits
+        self.seed = seed & MASK64
+        self.inserted = 0
+        self.nhashes = nhashes
+        self.rows = rows
+        self.locators = locators
+        self.full_at = -1
+        self.words = [0] * words_for_bits(nbits)
+
+    # -- the byte form -----------------------------------------------------
+
+    @classmethod
+    def from_bytes(cls, data):
+        data = bytes(data)
+        if len(data) < HEADER_BYTES:
+            raise FormatError("%d bytes is shorter than the header" % len(data))
+        (version, layout, scheme, flags, nbits, seed, inserted, nhashes, rows,
+         locators, reserved1, full_at, reserved2) = HEADER.unpack_from(data)
+        if version != 1:
+            raise FormatError("unknown version %d" % version)
+        if scheme not in KNOWN_HASH_SCHEMES:
+            raise FormatError("hash scheme %d is not described in doc/format.md" % scheme)
+        if layout not in LAYOUT_NAMES:
+            raise FormatError("unknown layout %d" % layout)
+        if flags & ~0x01 or reserved1 or reserved2:
+            raise FormatError("unknown flags or non-zero reserved fields")
+        if not 1 <= nbits <= 8589934016 or not 1 <= nhashes <= 64:
+            raise FormatError("nbits or nhashes out of range")
+        if len(data) != HEADER_BYTES + 8 * words_for_bits(nbits):
+            raise FormatError("length %d does not match nbits %d" % (len(data), nbits))
+        f = cls(layout, nbits, nhashes, seed, rows, locators)
+        f.version, f.hash_scheme, f.flags = version, scheme, flags
+        f.inserted, f.full_at = inserted, full_at
+        f.words = list(struct.unpack_from("<%dQ" % len(f.words), data, HEADER_BYTES))
+        tail = nbits % 64
+        if tail and f.words[-1] >> tail:
+            raise FormatError("bits at positions >= nbits are set")
+        f._check_layout()
+        return f
+
+    def _check_layout(self):
+        if self.layout == BLOCKED and self.nbits % BLOCK_BITS:
+            raise FormatError("blocked nbits %d is not a multiple of 512" % self.nbits)
+        if self.layout == MATRIX:
+            r, s = self.rows, self.locators
+            if r < 1 or not 1 <= s <= 64 or r % s or self.nbits % r:
+                raise FormatError("bad matrix shape r=%d s=%d nbits=%d" % (r, s, self.nbits))
+            if self.full_at != -1 and not 0 <= self.full_at < self.inserted:
+                raise FormatError("full_at %d is neither -1 nor below inserted" % self.full_at)
+        elif self.rows or self.locators or self.full_at != -1:
+            raise FormatError("rows, locators and full_at belong to the matrix layout")
+
+    def to_bytes(self):
+        head = HEADER.pack(self.version, self.layout, self.hash_scheme, self.flags,
+                           self.nbits, self.seed, self.inserted, self.nhashes,
+                           self.rows, self.locators, 0, self.full_at, 0)
+        return head + struct.pack("<%dQ" % len(self.words), *self.words)
+
+    # -- bits ----------------------------------------------------------------
+
+    def test_bit(self, i):
+        return (self.words[i // 64] >> (i % 64)) & 1
+
+    def set_bit(self, i):
+        self.words[i // 64] |= 1 << (i % 64)
+
+    def bits_set(self):
+        return sum(bin(w).count("1") for w in self.words)
+
+    # -- positions, by layout -----------------------------------------------
+
+    def _blocked_bits(self, h1, h2):
+        block = reduce(h1, self.nbits // BLOCK_BITS)
+        x = h2 >> 1
+        out = []
+        for i in range(self.nhashes):
+            p = x & 511
+            x >>= 9
+            if (i + 1) % 7 == 0 and i + 1 < self.nhashes:
+                x = remix((x + h2) & MASK64)
+            out.append(block * BLOCK_BITS + p)   # word 8b + p//64, bit p mod 64
+        return out
+
+    def _matrix_rows(self):
+        return self.nbits // self.rows
+
+    def _candidates(self, h1, h2):
+        g = self.rows // self.locators
+        b = mix(h1 ^ rotl(h2, 29))
+        return [i * g + reduce(mix((b + (i + 1) * 0x9E3779B97F4A7C15) & MASK64), g)
+                for i in range(self.locators)]
+
+    def _row_count(self, row):
+        row_bits = self._matrix_rows()
+        return sum(self.test_bit(row * row_bits + j) for j in range(row_bits))
+
+    def _matrix_add(self, h1, h2):
+        row_bits = self._matrix_rows()
+        pos = double_hashing(h1, h2, self.nhashes, row_bits)
+        cands = self._candidates(h1, h2)
+        new = [sum(1 for p in pos if not self.test_bit(c * row_bits + p)) for c in cands]
+        if 0 not in new:
+            counts = [self._row_count(c) for c in cands]
+            open_ = [i for i, c in enumerate(cands) if 2 * counts[i] < row_bits]
+            if open_:
+                pick = min(open_, key=lambda i: (new[i], counts[i], i))
+            else:
+                if self.full_at == -1:
+                    self.full_at = self.inserted
+                pick = min(range(len(cands)), key=lambda i: (counts[i], i))
+            for p in pos:
+                self.set_bit(cands[pick] * row_bits + p)
+
+    def add_hash(self, h):
+        h1, h2 = two_words(h)
+        if self.layout == CLASSIC:
+            for p in double_hashing(h1, h2, self.nhashes, self.nbits):
+                self.set_bit(p)
+        elif self.layout == BLOCKED:
+            for p in self._blocked_bits(h1, h2):
+                self.set_bit(p)
+        else:
+            self._matrix_add(h1, h2)
+        self.inserted = min(self.inserted + 1, MASK64)
+
+    def contains_hash(self, h):
+        h1, h2 = two_words(h)
+        if self.layout == CLASSIC:
+            return all(self.test_bit(p) for p in double_hashing(h1, h2, self.nhashes, self.nbits))
+        if self.layout == BLOCKED:
+            return all(self.test_bit(p) for p in self._blocked_bits(h1, h2))
+        row_bits = self._matrix_rows()
+        pos = double_hashing(h1, h2, self.nhashes, row_bits)
+        return any(all(self.test_bit(c * row_bits + p) for p in pos)
+                   for c in self._candidates(h1, h2))

@@ -1,0 +1,270 @@
+#!/usr/bin/python3
+"""Checks doc/format.md and the sizing rules of the README against a server.
+
+bloomformat.py reads, writes and probes filters from doc/format.md alone;
+this program has the server build filters of every layout and compares them
+bit for bit with what bloomformat.py builds from the same values' hashes,
+sends it filters that bloomformat.py built (with seeds and insert counts
+above 2^63), mutates headers to see that both sides reject the same ones,
+and checks the text form's length, bloom_info's bytes and the formula for
+k.  Connects with the libpq environment (PGHOST, PGPORT, PGDATABASE, PGUSER)
+to a database with the extension.
+"""
+
+import base64
+import math
+import random
+
+import psycopg2
+
+import bloomformat as bf
+from checks import Checks
+
+C = Checks("check_format.py")
+RNG = random.Random(18)
+
+
+def connect():
+    conn = psycopg2.connect("")
+    conn.autocommit = True
+    return conn
+
+
+def hashes(cur, values, sqltype, seed):
+    """bloom_hash of each value, in order, as the signed bigints SQL returns."""
+    cur.execute("SELECT bloom_hash(v, %%s::int8) FROM unnest(%%s::%s[]) WITH ORDINALITY u(v, i)"
+                " ORDER BY i" % sqltype, (seed, values))
+    return [h for (h,) in cur.fetchall()]
+
+
+def server_filter(cur, shape_sql, values, sqltype):
+    cur.execute("SELECT bloom_add_all(%s, %%s::%s[])::bytea" % (shape_sql, sqltype), (values,))
+    return bytes(cur.fetchone()[0])
+
+
+def server_contains(cur, data, values, sqltype):
+    cur.execute("SELECT bloom_contains(%%s::bytea::bloom, v) FROM unnest(%%s::%s[])"
+                " WITH ORDINALITY u(v, i) ORDER BY i" % sqltype, (data, values))
+    return [c for (c,) in cur.fetchall()]
+
+
+def empty_like(f):
+    return bf.Bloom(f.layout, f.nbits, f.nhashes, f.seed, f.rows, f.locators)
+
+
+# Server-built filters: every layout, word-aligned or not, k across the
+# blocked layout's seven-per-word boundary, a matrix filter filled past full.
+SERVER_SHAPES = [
+    ("bloom_empty(1000, 0.01)", "int8", 1000),
+    ("bloom_empty_with(1001, 3)", "text", 300),
+    ("bloom_empty(500, 1e-9)", "int8", 500),
+    ("bloom_empty(1000, 0.01, 'blocked')", "int8", 1000),
+    ("bloom_empty(300, 1e-6, 'blocked')", "text", 300),
+    ("bloom_empty(300, 1e-12, 'blocked')", "int8", 300),
+    ("bloom_empty(1000, 0.01, 'matrix')", "int8", 1000),
+    ("bloom_empty_matrix(6, 1000, 5, 3)", "text", 3000),
+    ("bloom_empty_matrix(7, 100, 64, 7)", "int8", 40),
+]
+
+
+def sample(sqltype, n, offset=0):
+    if sqltype == "text":
+        return ["key-%d" % (i + offset) for i in range(n)]
+    return [i + offset for i in range(n)]
+
+
+def check_server_built(cur):
+    for shape, sqltype, n in SERVER_SHAPES:
+        members = sample(sqltype, n)
+        others = sample(sqltype, 3000, offset=10 ** 6)
+        data = server_filter(cur, shape, members, sqltype)
+        try:
+            f = bf.Bloom.from_bytes(data)
+        except bf.FormatError as e:
+            C.check("%s: the server's bytes decode" % shape, False, e)
+            continue
+        mine = empty_like(f)
+        for h in hashes(cur, members, sqltype, f.seed):
+            mine.add_hash(h)
+        C.equal("%s (%s, k=%d, full_at %d): built from the doc, the same bytes as the server's"
+                % (shape, bf.LAYOUT_NAMES[f.layout], f.nhashes, f.full_at),
+                mine.to_bytes().hex(), data.hex())
+        probes = [f.contains_hash(h) for h in hashes(cur, members + others, sqltype, f.seed)]
+        C.check("%s: the doc's probe finds all %d members" % (shape, n), all(probes[:n]))
+        theirs = server_contains(cur, data, others, sqltype)
+        C.equal("%s: the doc's probe agrees with bloom_contains on 3000 non-members (%d positives)"
+                % (shape, sum(theirs)), probes[n:], theirs)
+
+
+# Client-built filters, seeds with bit 63 set included: the server must read
+# them, probe them like the client does, and add values to them the same way.
+CLIENT_SHAPES = [
+    (bf.CLASSIC, 777, 5, 0, 0),
+    (bf.CLASSIC, 4096, 12, 0, 0),
+    (bf.BLOCKED, 2048, 7, 0, 0),
+    (bf.BLOCKED, 2048, 8, 0, 0),
+    (bf.BLOCKED, 1024, 15, 0, 0),
+    (bf.MATRIX, 4 * 333, 6, 4, 2),
+    (bf.MATRIX, 9 * 64, 4, 9, 3),
+]
+
+
+def check_client_built(cur):
+    for layout, nbits, k, rows, locators in CLIENT_SHAPES:
+        seed = RNG.getrandbits(64) | (1 << 63)
+        name = "client-built %s m=%d k=%d seed=%d" % (bf.LAYOUT_NAMES[layout], nbits, k, seed)
+        f = bf.Bloom(layout, nbits, k, seed, rows, locators)
+        members = sample("int8", 150)
+        extra = sample("int8", 50, offset=500)
+        for h in hashes(cur, members, "int8", seed - (1 << 64)):
+            f.add_hash(h)
+        data = f.to_bytes()
+        found = server_contains(cur, data, members, "int8")
+        C.check("%s: the server finds every member" % name, all(found), found.count(False))
+        others = sample("int8", 2000, offset=10 ** 6)
+        mine = [f.contains_hash(h) for h in hashes(cur, others, "int8", seed - (1 << 64))]
+        C.equal("%s: bloom_contains agrees with the doc's probe on 2000 non-members" % name,
+                server_contains(cur, data, others, "int8"), mine)
+        cur.execute("SELECT bloom_add_all(%s::bytea::bloom, %s::int8[])::bytea", (data, extra))
+        theirs = bytes(cur.fetchone()[0])
+        for h in hashes(cur, extra, "int8", seed - (1 << 64)):
+            f.add_hash(h)
+        C.equal("%s: the server adds 50 values to it exactly as the doc does" % name,
+                theirs.hex(), f.to_bytes().hex())
+        cur.execute("SELECT seed, inserted FROM bloom_info(%s::bytea::bloom)", (data,))
+        C.equal("%s: bloom_info shows seed as the signed bigint of the same 64 bits" % name,
+                cur.fetchone(), (seed - (1 << 64), 150))
+
+
+def check_counts(cur):
+    """seed and inserted are unsigned; bloom_info's bigint columns and their limits."""
+    for inserted, shown in [(2 ** 63 - 1, 2 ** 63 - 1), (2 ** 63, 2 ** 63 - 1),
+                            (2 ** 63 + 5, 2 ** 63 - 1), (2 ** 64 - 1, 2 ** 63 - 1)]:
+        f = bf.Bloom(bf.CLASSIC, 128, 2)
+        f.inserted = inserted
+        data = f.to_bytes()
+        cur.execute("SELECT f::bytea, (bloom_info(f)).inserted, bloom_add(f, 1)::bytea"
+                    " FROM (SELECT %s::bytea::bloom f) s", (data,))
+        back, info, added = cur.fetchone()
+        C.equal("inserted %d round-trips through bytea" % inserted, bytes(back).hex(), data.hex())
+        C.equal("inserted %d: bloom_info shows %d" % (inserted, shown), info, shown)
+        C.equal("inserted %d: bloom_add counts on, saturating at 2^64-1" % inserted,
+                bf.Bloom.from_bytes(added).inserted, min(inserted + 1, 2 ** 64 - 1))
+    a = bf.Bloom(bf.CLASSIC, 128, 2)
+    a.inserted = 2 ** 64 - 10
+    cur.execute("SELECT (%s::bytea::bloom | %s::bytea::bloom)::bytea", (a.to_bytes(), a.to_bytes()))
+    C.equal("a union's inserted (the sum) saturates at 2^64-1",
+            bf.Bloom.from_bytes(cur.fetchone()[0]).inserted, 2 ** 64 - 1)
+
+
+def check_sizes(cur):
+    """The text form is 4*ceil(binary/3) characters; bloom_info.bytes is the varlena size."""
+    for shape in ["bloom_empty_with(64, 1)", "bloom_empty_with(128, 1)", "bloom_empty_with(192, 1)",
+                  "bloom_empty(1000, 0.01)", "bloom_empty(1000, 0.01, 'blocked')",
+                  "bloom_empty(1000, 0.01, 'matrix')", "bloom_empty_matrix(6, 1000, 5, 3)"]:
+        cur.execute("SELECT f::bytea, f::text, (bloom_info(f)).bytes, pg_column_size(f)"
+                    " FROM (SELECT bloom_add(%s, 7) f) s" % shape)
+        data, text, info_bytes, colsize = cur.fetchone()
+        data = bytes(data)
+        f = bf.Bloom.from_bytes(data)
+        C.equal("%s: binary length is 60 + 8*ceil(m/64)" % shape,
+                len(data), 60 + 8 * bf.words_for_bits(f.nbits))
+        C.equal("%s: text is the base64 of the binary form" % shape,
+                text, base64.b64encode(data).decode())
+        C.equal("%s: text length is 4*ceil(%d/3)" % (shape, len(data)),
+                len(text), 4 * math.ceil(len(data) / 3))
+        counters = 8 * f.rows if f.layout == bf.MATRIX else 0
+        C.equal("%s: bloom_info.bytes is 4 + binary length%s" %
+                (shape, " + 8 per row" if counters else ""), info_bytes, 4 + len(data) + counters)
+        C.equal("%s: pg_column_size of a computed value equals bloom_info.bytes" % shape,
+                colsize, info_bytes)
+    cur.execute("CREATE TEMP TABLE stored AS SELECT bloom_empty(100000) f")
+    cur.execute("SELECT pg_column_size(f), (bloom_info(f)).bytes FROM stored")
+    stored, info_bytes = cur.fetchone()
+    C.check("a stored empty filter is compressed: pg_column_size %d < bloom_info.bytes %d"
+            % (stored, info_bytes), stored < info_bytes)
+
+
+def c_round(x):
+    """C's round(): halves away from zero (Python's round() goes to even)."""
+    return math.floor(x + 0.5)
+
+
+def sizing(n, p):
+    """bloom_empty(n, p): m before and after rounding up to words, and k."""
+    m0 = math.ceil(-n * math.log(p) / math.log(2) ** 2)
+    k = max(1, c_round(m0 / n * math.log(2)))
+    return m0, 64 * math.ceil(m0 / 64), k
+
+
+def check_sizing(cur):
+    for p, ns in [(0.01, range(1, 2001)), (0.1, range(1, 2001, 7)),
+                  (1e-4, range(1, 2001, 13)), (1e-9, range(1, 20001, 97))]:
+        cur.execute("SELECT n, nbits, nhashes FROM unnest(%s::int8[]) n,"
+                    " bloom_info(bloom_empty(n, %s))", (list(ns), p))
+        rows = cur.fetchall()
+        wrong = [(n, m, k) for n, m, k in rows if sizing(n, p)[1:] != (m, k)]
+        C.check("bloom_empty(n, %g), %d capacities from %d to %d: m and k as the README says"
+                % (p, len(rows), ns[0], ns[-1]), rows and not wrong, wrong[:5])
+        if p == 0.01:
+            # What the old wording gave: k from m after rounding up to words.
+            old = [n for n, m, k in rows if max(1, c_round(m / n * math.log(2))) != k]
+            print("# at 0.01, k from the rounded m would be wrong for %d capacities (first: %s)"
+                  % (len(old), old[:5]))
+
+
+def mutations(data):
+    """Single-byte changes of the header: each byte set to 0, 1, 0xff, and flipped in bit 0 and 7."""
+    for i in range(bf.HEADER_BYTES):
+        for v in {0, 1, 0xFF, data[i] ^ 1, data[i] ^ 0x80}:
+            if v != data[i]:
+                yield data[:i] + bytes([v]) + data[i + 1:]
+    yield data[:-8]
+    yield data + bytes(8)
+    yield data[:-1] + bytes([0x80])      # a bit past m in the last word (when m is not a multiple of 64)
+
+
+def check_rejections(cur):
+    """Every header change is either rejected by both sides or read the same by both."""
+    for shape in ["bloom_add(bloom_empty_with(1001, 3), 5)",
+                  "bloom_add(bloom_empty(100, 0.01, 'blocked'), 5)",
+                  "bloom_add(bloom_empty_matrix(6, 1000, 5, 3), 5)"]:
+        cur.execute("SELECT (%s)::bytea" % shape)
+        base = bytes(cur.fetchone()[0])
+        agree, total, disagree = 0, 0, []
+        for data in mutations(base):
+            total += 1
+            try:
+                bf.Bloom.from_bytes(data)
+                doc_ok = True
+            except bf.FormatError:
+                doc_ok = False
+            try:
+                cur.execute("SELECT %s::bytea::bloom::bytea", (data,))
+                back = bytes(cur.fetchone()[0])
+                server_ok = True
+            except psycopg2.Error:
+                back, server_ok = None, False
+            if doc_ok == server_ok and (not server_ok or back == data):
+                agree += 1
+            else:
+                disagree.append((data[:bf.HEADER_BYTES].hex(), doc_ok, server_ok))
+        C.check("%s: %d mutated headers, the doc's rules and the server accept the same ones"
+                % (shape, total), agree == total, disagree[:3])
+
+
+def main():
+    conn = connect()
+    cur = conn.cursor()
+    check_server_built(cur)
+    check_client_built(cur)
+    check_counts(cur)
+    check_sizes(cur)
+    check_sizing(cur)
+    check_rejections(cur)
+    conn.close()
+    C.finish()
+
+
+if __name__ == "__main__":
+    main()
