@@ -1,17 +1,18 @@
 /*
  * bloom.c
  *	  The SQL type "bloom": I/O, constructors, membership, set operations and
- *	  statistics.  The algorithms live in bloom_core.c.
+ *	  statistics.  The algorithms live in the core (bloom_core.h); reading,
+ *	  checking and hashing values in the shared glue (bloomfilter.h).
  */
-#include "bloomfilter.h"
+#include "postgres.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "funcapi.h"
-#include "libpq/pqformat.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/lsyscache.h"
+
+#include "bloomfilter.h"
 
 PG_FUNCTION_INFO_V1(bloom_in);
 PG_FUNCTION_INFO_V1(bloom_out);
@@ -41,67 +42,34 @@ PG_FUNCTION_INFO_V1(bloom_info);
 Datum
 bloom_in(PG_FUNCTION_ARGS)
 {
-	size_t		nbytes;
-	uint8	   *bytes = bloom_text_decode(PG_GETARG_CSTRING(0), &nbytes,
-										  "bloom", "bloom filter");
-	BloomFilter *f;
-
-	f = bloom_from_wire(bytes, nbytes, ERRCODE_INVALID_TEXT_REPRESENTATION);
-	pfree(bytes);
-	PG_RETURN_BLOOM(f);
-}
-
-static void
-serialize_bloom(const void *value, uint8 *out)
-{
-	bf_serialize((const BloomFilter *) value, out);
+	PG_RETURN_BLOOM(filter_text_in(PG_GETARG_CSTRING(0), &bloom_type));
 }
 
 Datum
 bloom_out(PG_FUNCTION_ARGS)
 {
-	const BloomFilter *f = PG_GETARG_BLOOM(0);
-
-	PG_RETURN_CSTRING(bloom_text_encode(bf_wire_bytes(f), "bloom filter",
-										serialize_bloom, f));
+	PG_RETURN_CSTRING(filter_text_out(PG_GETARG_BLOOM(0), &bloom_type));
 }
 
 Datum
 bloom_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
-	const uint8 *data = (const uint8 *) buf->data + buf->cursor;
-	size_t		len = buf->len - buf->cursor;
-	BloomFilter *f;
-
-	f = bloom_from_wire(data, len, ERRCODE_INVALID_BINARY_REPRESENTATION);
-	buf->cursor = buf->len;
-	PG_RETURN_BLOOM(f);
+	PG_RETURN_BLOOM(filter_recv((StringInfo) PG_GETARG_POINTER(0), &bloom_type));
 }
 
 /* Binary send and the cast to bytea: the same bytes. */
 Datum
 bloom_send(PG_FUNCTION_ARGS)
 {
-	const BloomFilter *f = PG_GETARG_BLOOM(0);
-	uint64		wire = bf_wire_bytes(f);
-	bytea	   *result;
-
-	/* wire < struct size, so this fits whenever the filter does */
-	result = (bytea *) palloc(VARHDRSZ + (Size) wire);
-	SET_VARSIZE(result, VARHDRSZ + wire);
-	bf_serialize(f, (uint8 *) VARDATA(result));
-	PG_RETURN_BYTEA_P(result);
+	PG_RETURN_BYTEA_P(filter_to_bytea(PG_GETARG_BLOOM(0), 0, &bloom_type));
 }
 
 Datum
 bloom_from_bytea(PG_FUNCTION_ARGS)
 {
-	bytea	   *b = PG_GETARG_BYTEA_PP(0);
-
-	PG_RETURN_BLOOM(bloom_from_wire((const uint8 *) VARDATA_ANY(b),
-									VARSIZE_ANY_EXHDR(b),
-									ERRCODE_INVALID_BINARY_REPRESENTATION));
+	PG_RETURN_BLOOM(filter_from_bytea(PG_GETARG_BYTEA_PP(0), 0,
+									  ERRCODE_INVALID_BINARY_REPRESENTATION,
+									  &bloom_type));
 }
 
 /* ---------------------------------------------------------------------
@@ -112,29 +80,9 @@ static BloomFilter *
 empty_for_capacity(int64 capacity, double fpp, int layout)
 {
 	BloomShape	shape;
-	char		errbuf[BLOOM_ERRBUF_SIZE];
 
-	if (capacity < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("capacity must be at least 1, not " INT64_FORMAT, capacity)));
-	if (!bf_shape_for((double) capacity, fpp, layout, &shape, errbuf))
-		bloom_report_shape_error(errbuf);
+	bloom_shape_for_capacity(capacity, fpp, layout, &shape);
 	return bloom_alloc(&shape);
-}
-
-static int
-layout_from_text(text *name)
-{
-	char	   *s = text_to_cstring(name);
-	int			layout = bf_layout_from_name(s);
-
-	if (layout < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown bloom filter layout \"%s\"", s),
-				 errhint("Valid layouts are \"classic\", \"blocked\" and \"matrix\".")));
-	return layout;
 }
 
 Datum
@@ -147,7 +95,7 @@ bloom_empty(PG_FUNCTION_ARGS)
 Datum
 bloom_empty_layout(PG_FUNCTION_ARGS)
 {
-	int			layout = layout_from_text(PG_GETARG_TEXT_PP(2));
+	int			layout = bloom_layout_from_name(text_to_cstring(PG_GETARG_TEXT_PP(2)));
 
 	PG_RETURN_BLOOM(empty_for_capacity(PG_GETARG_INT64(0), PG_GETARG_FLOAT8(1), layout));
 }
@@ -160,14 +108,8 @@ bloom_empty_with(PG_FUNCTION_ARGS)
 	BloomShape	shape;
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 
-	if (nbits < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("number of bits must be at least 1, not " INT64_FORMAT, nbits)));
-	if (nhashes < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("number of hash functions must be at least 1, not %d", nhashes)));
+	check_at_least_one(nbits, "number of bits");
+	check_at_least_one(nhashes, "number of hash functions");
 	memset(&shape, 0, sizeof(shape));
 	shape.layout = BLOOM_LAYOUT_CLASSIC;
 	shape.nbits = (uint64) nbits;
@@ -185,7 +127,7 @@ bloom_empty_with(PG_FUNCTION_ARGS)
 Datum
 bloom_add(PG_FUNCTION_ARGS)
 {
-	BloomCallCache *cache;
+	FilterCallCache *cache;
 	BloomFilter *f;
 
 	if (PG_ARGISNULL(0))
@@ -194,22 +136,38 @@ bloom_add(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 
 	cache = bloom_call_cache(fcinfo, 1);
-	f = bloom_copy(PG_GETARG_BLOOM(0));
-	bf_insert(f, bloom_hasher_hash(&cache->hasher, PG_GETARG_DATUM(1), f->seed));
+	f = filter_copy(PG_GETARG_BLOOM(0));
+	bf_insert(f, bloom_hasher_hash(&cache->hashers[0], PG_GETARG_DATUM(1), f->seed));
 	PG_RETURN_BLOOM(f);
+}
+
+/*
+ * The call site's cache for an array of values: the element type (taken
+ * from the first array, as the call site fixes it) and its hasher.
+ */
+static FilterCallCache *
+array_call_cache(FunctionCallInfo fcinfo, const ArrayType *values)
+{
+	FilterCallCache *cache = filter_call_cache(fcinfo, 1);
+
+	if (cache->values_in_array == 0)
+	{
+		bloom_hasher_init(&cache->hashers[0], ARR_ELEMTYPE(values),
+						  PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
+		filter_call_cache_set_array(cache, ARR_ELEMTYPE(values));
+	}
+	return cache;
 }
 
 /* bloom_add_all(f, values[]): a copy of f with every non-null element added. */
 Datum
 bloom_add_all(PG_FUNCTION_ARGS)
 {
-	BloomCallCache *cache;
+	FilterCallCache *cache;
+	BloomHasher *hasher;
 	BloomFilter *f;
 	ArrayType  *values;
 	BfInserter	inserter;
-	int16		elmlen;
-	bool		elmbyval;
-	char		elmalign;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -217,28 +175,20 @@ bloom_add_all(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 
 	values = PG_GETARG_ARRAYTYPE_P(1);
-	cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
-	if (cache == NULL)
-	{
-		cache = bloom_call_cache(fcinfo, -1);
-		bloom_hasher_init(&cache->hasher, ARR_ELEMTYPE(values), PG_GET_COLLATION(),
-						  fcinfo->flinfo->fn_mcxt);
-		cache->hasher_ready = true;
-	}
-
-	f = bloom_copy(PG_GETARG_BLOOM(0));
+	cache = array_call_cache(fcinfo, values);
+	hasher = &cache->hashers[0];
+	f = filter_copy(PG_GETARG_BLOOM(0));
 	bf_inserter_init(&inserter);
-	get_typlenbyvalalign(ARR_ELEMTYPE(values), &elmlen, &elmbyval, &elmalign);
-	if (!ARR_HASNULL(values) && elmbyval &&
-		(elmlen == 8 || elmlen == 4 || elmlen == 2))
+	if (!ARR_HASNULL(values) && cache->elembyval &&
+		(cache->elemlen == 8 || cache->elemlen == 4 || cache->elemlen == 2))
 	{
 		/* fixed-width by-value elements without NULLs: read them in place */
 		const char *p = ARR_DATA_PTR(values);
 		int			n = ArrayGetNItems(ARR_NDIM(values), ARR_DIMS(values));
 
-		for (int i = 0; i < n; i++, p += elmlen)
-			bf_inserter_add(&inserter, f, bloom_hasher_hash(&cache->hasher,
-															fetch_att(p, true, elmlen), f->seed));
+		for (int i = 0; i < n; i++, p += cache->elemlen)
+			bf_inserter_add(&inserter, f, bloom_hasher_hash(hasher, fetch_att(p, true, cache->elemlen),
+												   f->seed));
 	}
 	else
 	{
@@ -249,7 +199,7 @@ bloom_add_all(PG_FUNCTION_ARGS)
 		while (array_iterate(it, &elem, &isnull))
 		{
 			if (!isnull)
-				bf_inserter_add(&inserter, f, bloom_hasher_hash(&cache->hasher, elem, f->seed));
+				bf_inserter_add(&inserter, f, bloom_hasher_hash(hasher, elem, f->seed));
 		}
 		array_free_iterator(it);
 	}
@@ -261,11 +211,12 @@ bloom_add_all(PG_FUNCTION_ARGS)
 static inline bool
 contains(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 {
-	BloomCallCache *cache = bloom_call_cache(fcinfo, value_argno);
-	const BloomFilter *f = bloom_arg_cached(fcinfo, filter_argno, &cache->filter_arg);
+	FilterCallCache *cache = bloom_call_cache(fcinfo, value_argno);
+	const BloomFilter *f = filter_arg_cached(fcinfo, filter_argno, &cache->filter_arg,
+											 &bloom_type);
 
-	return bf_query(f, bloom_hasher_hash(&cache->hasher,
-											PG_GETARG_DATUM(value_argno), f->seed));
+	return bf_query(f, bloom_hasher_hash(&cache->hashers[0],
+										 PG_GETARG_DATUM(value_argno), f->seed));
 }
 
 Datum
@@ -285,15 +236,16 @@ bloom_contained_by(PG_FUNCTION_ARGS)
  * Set operations and comparison
  * --------------------------------------------------------------------- */
 
-Datum
-bloom_union(PG_FUNCTION_ARGS)
+/*
+ * a | b or a & b as a new filter.  Data-sized filters of different sizes
+ * meet at the smaller size: the larger folds onto the smaller.
+ */
+static BloomFilter *
+setop(const BloomFilter *a, const BloomFilter *b, bool intersect)
 {
-	const BloomFilter *a = PG_GETARG_BLOOM(0);
-	const BloomFilter *b = PG_GETARG_BLOOM(1);
 	BloomFilter *result;
 
-	bloom_check_compatible(a, b, "unite");
-	/* auto-sized filters of different sizes: the larger folds onto the smaller */
+	bloom_check_compatible(a, b, intersect ? "intersect" : "unite");
 	if (b->nbits < a->nbits)
 	{
 		const BloomFilter *t = a;
@@ -301,29 +253,24 @@ bloom_union(PG_FUNCTION_ARGS)
 		a = b;
 		b = t;
 	}
-	result = bloom_copy(a);
-	bf_union_into(result, b);
-	PG_RETURN_BLOOM(result);
+	result = filter_copy(a);
+	if (intersect)
+		bf_intersect_into(result, b);
+	else
+		bf_union_into(result, b);
+	return result;
+}
+
+Datum
+bloom_union(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BLOOM(setop(PG_GETARG_BLOOM(0), PG_GETARG_BLOOM(1), false));
 }
 
 Datum
 bloom_intersect(PG_FUNCTION_ARGS)
 {
-	const BloomFilter *a = PG_GETARG_BLOOM(0);
-	const BloomFilter *b = PG_GETARG_BLOOM(1);
-	BloomFilter *result;
-
-	bloom_check_compatible(a, b, "intersect");
-	if (b->nbits < a->nbits)
-	{
-		const BloomFilter *t = a;
-
-		a = b;
-		b = t;
-	}
-	result = bloom_copy(a);
-	bf_intersect_into(result, b);
-	PG_RETURN_BLOOM(result);
+	PG_RETURN_BLOOM(setop(PG_GETARG_BLOOM(0), PG_GETARG_BLOOM(1), true));
 }
 
 Datum

@@ -1,32 +1,34 @@
 /*
  * bloom_agg.c
- *	  Aggregates: bloom_agg (sized to the data, or of a fixed shape),
+ *	  Aggregates: bloom_agg (data-sized, or of a fixed shape),
  *	  bloom_union_agg and bloom_intersect_agg, with parallel support.
  *
- *	  Every transition state is internal and mutated in place: the fixed
- *	  shape keeps the filter itself, the data-sized form keeps the distinct
- *	  raw hashes of the values in a HashCollector (bounded by work_mem,
- *	  spilling to temporary files) and builds the filter in the final
- *	  function, when the number of distinct values is known.  The design and
- *	  its costs are described in doc/aggregates.md.
+ *	  Every transition state is internal and mutated in place: the
+ *	  fixed-shape form keeps the filter itself, the data-sized form keeps the
+ *	  distinct raw hashes of the values in a HashCollector (bounded by
+ *	  work_mem, spilling to temporary files) and builds the filter in the
+ *	  final function, when the number of distinct values is known.  The
+ *	  design and its costs are described in doc/aggregates.md.
+ *
+ *	  Entry points of one form name it (bloom_agg_datasized_final,
+ *	  bloom_agg_fixed_final); those of both forms do not (bloom_agg_combine).
  */
-#include "bloomfilter.h"
+#include "postgres.h"
 
-#include "catalog/pg_type.h"
-#include "lib/stringinfo.h"
 #include "nodes/primnodes.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
+#include "bloomfilter.h"
 #include "hash_collector.h"
 
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
 
-PG_FUNCTION_INFO_V1(bloom_agg_trans);
+PG_FUNCTION_INFO_V1(bloom_agg_datasized_trans);
 PG_FUNCTION_INFO_V1(bloom_agg_fixed_trans);
-PG_FUNCTION_INFO_V1(bloom_agg_final);
+PG_FUNCTION_INFO_V1(bloom_agg_datasized_final);
 PG_FUNCTION_INFO_V1(bloom_agg_fixed_final);
 PG_FUNCTION_INFO_V1(bloom_agg_combine);
 PG_FUNCTION_INFO_V1(bloom_agg_serialize);
@@ -52,83 +54,19 @@ typedef struct BloomAggState
 								 * (flushed before it is read or combined) */
 } BloomAggState;
 
-/* Serialized state: one kind byte, then the kind's payload. */
-#define AGG_SERIAL_FIXED	'F'
-#define AGG_SERIAL_SIZED	'S'
-
-static MemoryContext
-agg_context(FunctionCallInfo fcinfo, const char *fname)
-{
-	MemoryContext aggcxt;
-
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s called in non-aggregate context", fname)));
-	return aggcxt;
-}
-
 /*
- * Per call site (fn_extra of the transition function): the value type's
- * hasher, looked up once, and a call frame for it prepared once, so the
- * per-row path only stores two arguments and calls the hash function.
+ * Serialized state: one kind byte, then the kind's payload.  The data-sized
+ * kind's byte is padded to the 4-byte word hc_state_serialize keeps.
  */
-typedef struct AggHashSite
-{
-	BloomHasher hasher;
-	union
-	{
-		FunctionCallInfoBaseData fcinfo;
-		char		space[SizeForFunctionCallInfo(2)];
-	}			call;
-} AggHashSite;
-
-static pg_noinline AggHashSite *
-agg_hash_site_init(FunctionCallInfo fcinfo)
-{
-	FmgrInfo   *flinfo = fcinfo->flinfo;
-	AggHashSite *site = MemoryContextAllocZero(flinfo->fn_mcxt, sizeof(AggHashSite));
-
-	bloom_hasher_init(&site->hasher, get_fn_expr_argtype(flinfo, 1),
-					  PG_GET_COLLATION(), flinfo->fn_mcxt);
-	InitFunctionCallInfoData(site->call.fcinfo, &site->hasher.proc, 2,
-							 site->hasher.collation, NULL, NULL);
-	site->call.fcinfo.args[0].isnull = false;
-	site->call.fcinfo.args[1].isnull = false;
-	flinfo->fn_extra = site;
-	return site;
-}
-
-static inline AggHashSite *
-agg_hash_site(FunctionCallInfo fcinfo)
-{
-	AggHashSite *site = (AggHashSite *) fcinfo->flinfo->fn_extra;
-
-	return likely(site != NULL) ? site : agg_hash_site_init(fcinfo);
-}
-
-/* The type's extended hash of value with seed: FunctionCall2Coll, prepared. */
-static inline uint64
-site_hash(AggHashSite *site, Datum value, uint64 seed)
-{
-	FunctionCallInfo call = &site->call.fcinfo;
-	Datum		result;
-
-	call->args[0].value = value;
-	call->args[1].value = UInt64GetDatum(seed);
-	call->isnull = false;
-	result = call->flinfo->fn_addr(call);
-	if (unlikely(call->isnull))
-		elog(ERROR, "hash function %u returned NULL", call->flinfo->fn_oid);
-	return DatumGetUInt64(result);
-}
+#define AGG_SERIAL_FIXED	'F'
+static const char AGG_SERIAL_DATASIZED[4] = {'S', ' ', ' ', ' '};
 
 /* ---------------------------------------------------------------------
- * bloom_agg(value): sized to the data
+ * bloom_agg(value): data-sized
  * --------------------------------------------------------------------- */
 
 static BloomAggState *
-new_sized_state(FunctionCallInfo fcinfo, MemoryContext aggcxt)
+new_datasized_state(FunctionCallInfo fcinfo, MemoryContext aggcxt)
 {
 	BloomAggState *state = MemoryContextAllocZero(aggcxt, sizeof(BloomAggState));
 
@@ -137,17 +75,20 @@ new_sized_state(FunctionCallInfo fcinfo, MemoryContext aggcxt)
 }
 
 Datum
-bloom_agg_trans(PG_FUNCTION_ARGS)
+bloom_agg_datasized_trans(PG_FUNCTION_ARGS)
 {
 	BloomAggState *state = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 
 	/* a non-null internal state can only come from this aggregate */
 	if (state == NULL)
-		state = new_sized_state(fcinfo, agg_context(fcinfo, "bloom_agg_trans"));
+		state = new_datasized_state(fcinfo, agg_memory_context(fcinfo, "bloom_agg_trans"));
 	if (!PG_ARGISNULL(1))
 	{
+		FilterCallCache *cache = bloom_call_cache(fcinfo, 1);
+
 		/* the raw hash with seed 0: the final filter derives its bits from it */
-		hc_add1(state->hashes, site_hash(agg_hash_site(fcinfo), PG_GETARG_DATUM(1), 0));
+		hc_add1(state->hashes,
+				bloom_hasher_value_hash(&cache->hashers[0], PG_GETARG_DATUM(1), 0));
 		state->rows++;
 	}
 	PG_RETURN_POINTER(state);
@@ -165,10 +106,10 @@ insert_raw_hash(const uint64 *rec, void *arg)
 /*
  * The filter of a data-sized state: shape from the exact distinct count,
  * then every distinct hash inserted.  A NULL state (no rows) gives the
- * smallest auto-sized filter, empty, which still unites with any other.
+ * smallest data-sized filter, empty, which still unites with any other.
  */
 static BloomFilter *
-sized_filter(BloomAggState *state)
+datasized_filter(BloomAggState *state)
 {
 	uint64		ndistinct = state ? hc_count(state->hashes) : 0;
 	BloomShape	shape;
@@ -195,16 +136,16 @@ sized_filter(BloomAggState *state)
 }
 
 Datum
-bloom_agg_final(PG_FUNCTION_ARGS)
+bloom_agg_datasized_final(PG_FUNCTION_ARGS)
 {
 	BloomAggState *state = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 
-	agg_context(fcinfo, "bloom_agg_final");
-	PG_RETURN_BLOOM(sized_filter(state));
+	agg_memory_context(fcinfo, "bloom_agg_final");
+	PG_RETURN_BLOOM(datasized_filter(state));
 }
 
 /* ---------------------------------------------------------------------
- * bloom_agg(value, capacity, fpp [, layout]): a fixed shape
+ * bloom_agg(value, capacity, fpp [, layout]): fixed-shape
  * --------------------------------------------------------------------- */
 
 /*
@@ -248,23 +189,10 @@ static void
 fixed_shape(int64 capacity, double fpp, const char *layout_name, BloomShape *shape)
 {
 	int			layout = BLOOM_LAYOUT_CLASSIC;
-	char		errbuf[BLOOM_ERRBUF_SIZE];
 
 	if (layout_name != NULL)
-	{
-		layout = bf_layout_from_name(layout_name);
-		if (layout < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("unknown bloom filter layout \"%s\"", layout_name),
-					 errhint("Valid layouts are \"classic\", \"blocked\" and \"matrix\".")));
-	}
-	if (capacity < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("capacity must be at least 1, not " INT64_FORMAT, capacity)));
-	if (!bf_shape_for((double) capacity, fpp, layout, shape, errbuf))
-		bloom_report_shape_error(errbuf);
+		layout = bloom_layout_from_name(layout_name);
+	bloom_shape_for_capacity(capacity, fpp, layout, shape);
 }
 
 static void
@@ -276,10 +204,35 @@ require_not_null(FunctionCallInfo fcinfo, int argno, const char *what)
 				 errmsg("bloom_agg %s must not be NULL", what)));
 }
 
+/* The state of a group's first row, shaped by that row's arguments. */
+static BloomAggState *
+new_fixed_state(FunctionCallInfo fcinfo)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom_agg_fixed_trans");
+	BloomShape	shape;
+	char	   *layout = NULL;
+	MemoryContext old;
+	BloomAggState *state;
+
+	require_not_null(fcinfo, 2, "capacity");
+	require_not_null(fcinfo, 3, "false-positive probability");
+	if (PG_NARGS() > 4)
+	{
+		require_not_null(fcinfo, 4, "layout");
+		layout = text_to_cstring(PG_GETARG_TEXT_PP(4));
+	}
+	fixed_shape(PG_GETARG_INT64(2), PG_GETARG_FLOAT8(3), layout, &shape);
+	old = MemoryContextSwitchTo(aggcxt);
+	state = palloc0(sizeof(BloomAggState));
+	state->filter = alloc_state_filter(&shape);
+	MemoryContextSwitchTo(old);
+	return state;
+}
+
 /*
- * Transition of both fixed forms (3 and 4 arguments).  The shape comes from
- * the first row of each group; the value is hashed exactly as bloom_add
- * does, with the filter's seed.
+ * Transition of both fixed-shape forms (3 and 4 arguments).  The shape
+ * comes from the first row of each group; the value is hashed exactly as
+ * bloom_add does, with the filter's seed.
  */
 Datum
 bloom_agg_fixed_trans(PG_FUNCTION_ARGS)
@@ -287,53 +240,16 @@ bloom_agg_fixed_trans(PG_FUNCTION_ARGS)
 	BloomAggState *state = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 
 	if (state == NULL)
-	{
-		MemoryContext aggcxt = agg_context(fcinfo, "bloom_agg_fixed_trans");
-		BloomShape	shape;
-		char	   *layout = NULL;
-		MemoryContext old;
-
-		require_not_null(fcinfo, 2, "capacity");
-		require_not_null(fcinfo, 3, "false-positive probability");
-		if (PG_NARGS() > 4)
-		{
-			require_not_null(fcinfo, 4, "layout");
-			layout = text_to_cstring(PG_GETARG_TEXT_PP(4));
-		}
-		fixed_shape(PG_GETARG_INT64(2), PG_GETARG_FLOAT8(3), layout, &shape);
-		old = MemoryContextSwitchTo(aggcxt);
-		state = palloc0(sizeof(BloomAggState));
-		state->filter = alloc_state_filter(&shape);
-		MemoryContextSwitchTo(old);
-	}
+		state = new_fixed_state(fcinfo);
 	if (!PG_ARGISNULL(1))
 	{
-		uint64		hash = site_hash(agg_hash_site(fcinfo), PG_GETARG_DATUM(1),
-									 state->filter->seed);
+		FilterCallCache *cache = bloom_call_cache(fcinfo, 1);
 
-		/* exactly bloom_hasher_hash, as bloom_add uses */
-		bf_inserter_add(&state->inserter, state->filter, bf_hash_derive(hash));
+		bf_inserter_add(&state->inserter, state->filter,
+						bloom_hasher_hash(&cache->hashers[0], PG_GETARG_DATUM(1),
+										   state->filter->seed));
 	}
 	PG_RETURN_POINTER(state);
-}
-
-/*
- * The constant argument argno of the aggregate call, if the planner left
- * one there (it does for literals and folded casts); else false.
- */
-static bool
-const_agg_arg(FunctionCallInfo fcinfo, int argno, Datum *value)
-{
-	Aggref	   *aggref = AggGetAggref(fcinfo);
-	TargetEntry *tle;
-
-	if (aggref == NULL || list_length(aggref->args) <= argno)
-		return false;
-	tle = (TargetEntry *) list_nth(aggref->args, argno);
-	if (!IsA(tle->expr, Const) || ((Const *) tle->expr)->constisnull)
-		return false;
-	*value = ((Const *) tle->expr)->constvalue;
-	return true;
 }
 
 /*
@@ -344,27 +260,22 @@ const_agg_arg(FunctionCallInfo fcinfo, int argno, Datum *value)
 static BloomFilter *
 fixed_filter_without_rows(FunctionCallInfo fcinfo)
 {
+	Aggref	   *aggref = AggGetAggref(fcinfo);
 	Datum		capacity,
 				fpp,
 				layout;
 	BloomShape	shape;
 	int			nargs;
-	Aggref	   *aggref = AggGetAggref(fcinfo);
 
 	if (aggref == NULL)
 		return NULL;
 	nargs = list_length(aggref->args);
-	if (nargs < 3 || !const_agg_arg(fcinfo, 1, &capacity) || !const_agg_arg(fcinfo, 2, &fpp))
+	if (nargs < 3 || !agg_const_arg(fcinfo, 1, &capacity) || !agg_const_arg(fcinfo, 2, &fpp))
 		return NULL;
-	if (nargs > 3)
-	{
-		if (!const_agg_arg(fcinfo, 3, &layout))
-			return NULL;
-		fixed_shape(DatumGetInt64(capacity), DatumGetFloat8(fpp),
-					TextDatumGetCString(layout), &shape);
-	}
-	else
-		fixed_shape(DatumGetInt64(capacity), DatumGetFloat8(fpp), NULL, &shape);
+	if (nargs > 3 && !agg_const_arg(fcinfo, 3, &layout))
+		return NULL;
+	fixed_shape(DatumGetInt64(capacity), DatumGetFloat8(fpp),
+				nargs > 3 ? TextDatumGetCString(layout) : NULL, &shape);
 	return bloom_alloc(&shape);
 }
 
@@ -374,7 +285,7 @@ bloom_agg_fixed_final(PG_FUNCTION_ARGS)
 	BloomAggState *state = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 	BloomFilter *f;
 
-	agg_context(fcinfo, "bloom_agg_fixed_final");
+	agg_memory_context(fcinfo, "bloom_agg_fixed_final");
 	if (state == NULL)
 	{
 		f = fixed_filter_without_rows(fcinfo);
@@ -391,35 +302,40 @@ bloom_agg_fixed_final(PG_FUNCTION_ARGS)
  * bloom_agg parallel support (both forms)
  * --------------------------------------------------------------------- */
 
+/* A copy of b in aggcxt: b may live in a per-call context. */
+static BloomAggState *
+copy_state(FunctionCallInfo fcinfo, BloomAggState *b, MemoryContext aggcxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(aggcxt);
+	BloomAggState *a = palloc0(sizeof(BloomAggState));
+
+	if (b->filter)
+	{
+		bf_inserter_flush(&b->inserter, b->filter);
+		a->filter = filter_copy(b->filter);
+	}
+	else
+	{
+		a->hashes = hc_create(aggcxt, 1, hc_work_mem_limit(), fcinfo);
+		hc_merge(a->hashes, b->hashes);
+		a->rows = b->rows;
+	}
+	MemoryContextSwitchTo(old);
+	return a;
+}
+
 Datum
 bloom_agg_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt = agg_context(fcinfo, "bloom_agg_combine");
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom_agg_combine");
 	BloomAggState *a = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 	BloomAggState *b = PG_ARGISNULL(1) ? NULL : (BloomAggState *) PG_GETARG_POINTER(1);
 
 	if (b == NULL)
 		PG_RETURN_POINTER(a);
 	if (a == NULL)
-	{
-		/* b may live in a per-call context: copy it into ours */
-		MemoryContext old = MemoryContextSwitchTo(aggcxt);
-
-		a = palloc0(sizeof(BloomAggState));
-		if (b->filter)
-		{
-			bf_inserter_flush(&b->inserter, b->filter);
-			a->filter = bloom_copy(b->filter);
-		}
-		else
-		{
-			a->hashes = hc_create(aggcxt, 1, hc_work_mem_limit(), fcinfo);
-			hc_merge(a->hashes, b->hashes);
-			a->rows = b->rows;
-		}
-		MemoryContextSwitchTo(old);
-		PG_RETURN_POINTER(a);
-	}
+		PG_RETURN_POINTER(copy_state(fcinfo, b, aggcxt));
+	/* the planner never combines the states of two different aggregates */
 	if ((a->filter == NULL) != (b->filter == NULL))
 		elog(ERROR, "bloom_agg_combine: states of different forms");
 	if (a->filter)
@@ -441,81 +357,39 @@ Datum
 bloom_agg_serialize(PG_FUNCTION_ARGS)
 {
 	BloomAggState *state = (BloomAggState *) PG_GETARG_POINTER(0);
-	StringInfoData buf;
+	bytea	   *result;
 
-	agg_context(fcinfo, "bloom_agg_serialize");
-	initStringInfo(&buf);
-	appendStringInfoSpaces(&buf, VARHDRSZ);
-	if (state->filter)
-	{
-		uint64		wire;
-
-		bf_inserter_flush(&state->inserter, state->filter);
-		wire = bf_wire_bytes(state->filter);
-
-		appendStringInfoChar(&buf, AGG_SERIAL_FIXED);
-		/* wire < the filter's own size, so this stays below 1 GB */
-		enlargeStringInfo(&buf, (int) wire);
-		bf_serialize(state->filter, (uint8 *) buf.data + buf.len);
-		buf.len += (int) wire;
-	}
-	else
-	{
-		appendStringInfoChar(&buf, AGG_SERIAL_SIZED);
-		/* pad to 8 bytes: the collector's records are then aligned */
-		appendStringInfoSpaces(&buf, 7 - VARHDRSZ);
-		appendBinaryStringInfo(&buf, (const char *) &state->rows, sizeof(uint64));
-		hc_serialize(state->hashes, &buf);
-	}
-	SET_VARSIZE(buf.data, buf.len);
-	PG_RETURN_BYTEA_P((bytea *) buf.data);
+	agg_memory_context(fcinfo, "bloom_agg_serialize");
+	if (state->filter == NULL)
+		PG_RETURN_BYTEA_P(hc_state_serialize(AGG_SERIAL_DATASIZED, state->rows,
+											 state->hashes));
+	bf_inserter_flush(&state->inserter, state->filter);
+	result = filter_to_bytea(state->filter, 1, &bloom_type);
+	*VARDATA(result) = AGG_SERIAL_FIXED;
+	PG_RETURN_BYTEA_P(result);
 }
 
 Datum
 bloom_agg_deserialize(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt = agg_context(fcinfo, "bloom_agg_deserialize");
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom_agg_deserialize");
 	bytea	   *b = PG_GETARG_BYTEA_P(0);
-	const char *data;
-	Size		len;
+	char		kind = VARSIZE(b) > VARHDRSZ ? *VARDATA(b) : '\0';
 	BloomAggState *state;
 	MemoryContext old;
+	char		head[4];
 
-	/* the collector reads 64-bit words in place: they must be aligned */
-	if ((uintptr_t) b % sizeof(uint64) != 0)
-		b = PG_GETARG_BYTEA_P_COPY(0);
-	data = VARDATA(b);
-	len = VARSIZE(b) - VARHDRSZ;
-
-	if (len < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("invalid serialized bloom_agg state: empty")));
-	old = MemoryContextSwitchTo(aggcxt);
-	state = palloc0(sizeof(BloomAggState));
-	if (data[0] == AGG_SERIAL_FIXED)
-		state->filter = bloom_from_wire((const uint8 *) data + 1, len - 1,
-										ERRCODE_DATA_CORRUPTED);
-	else if (data[0] == AGG_SERIAL_SIZED && VARSIZE(b) >= 16)
-	{
-		StringInfoData si;
-
-		memcpy(&state->rows, data + 4, sizeof(uint64));
-		/* a read-only view of the payload; the collector copies it */
-		si.data = (char *) b;
-		si.len = VARSIZE(b);
-		si.maxlen = si.len;
-		si.cursor = 16;
-		state->hashes = hc_deserialize(&si, aggcxt, hc_work_mem_limit(), fcinfo);
-		if (si.cursor != si.len)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("invalid serialized bloom_agg state: trailing bytes")));
-	}
-	else
+	if (kind != AGG_SERIAL_FIXED && kind != AGG_SERIAL_DATASIZED[0])
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("invalid serialized bloom_agg state")));
+	old = MemoryContextSwitchTo(aggcxt);
+	state = palloc0(sizeof(BloomAggState));
+	if (kind == AGG_SERIAL_FIXED)
+		state->filter = filter_from_bytea(b, 1, ERRCODE_DATA_CORRUPTED, &bloom_type);
+	else
+		state->hashes = hc_state_deserialize(b, "bloom_agg", head, &state->rows,
+											 aggcxt, fcinfo);
 	MemoryContextSwitchTo(old);
 	PG_RETURN_POINTER(state);
 }
@@ -531,7 +405,7 @@ typedef struct SetOpState
 } SetOpState;
 
 /*
- * Adds f to the state by OR or AND.  Auto-sized filters of different sizes
+ * Adds f to the state by OR or AND.  Data-sized filters of different sizes
  * meet at the smaller size: a larger state is folded down first (once per
  * halving, not per row), a larger f is folded on the fly.
  */
@@ -540,9 +414,11 @@ setop_add(SetOpState *state, const BloomFilter *f, bool intersect, MemoryContext
 {
 	if (state == NULL)
 	{
-		state = MemoryContextAlloc(aggcxt, sizeof(SetOpState));
-		state->filter = MemoryContextAlloc(aggcxt, VARSIZE(f));
-		memcpy(state->filter, f, VARSIZE(f));
+		MemoryContext old = MemoryContextSwitchTo(aggcxt);
+
+		state = palloc(sizeof(SetOpState));
+		state->filter = filter_copy(f);
+		MemoryContextSwitchTo(old);
 		return state;
 	}
 	bloom_check_compatible(state->filter, f, intersect ? "intersect" : "unite");
@@ -569,7 +445,7 @@ setop_add(SetOpState *state, const BloomFilter *f, bool intersect, MemoryContext
 static Datum
 setop_trans(FunctionCallInfo fcinfo, bool intersect)
 {
-	MemoryContext aggcxt = agg_context(fcinfo, intersect ? "bloom_intersect_agg" : "bloom_union_agg");
+	MemoryContext aggcxt = agg_memory_context(fcinfo, intersect ? "bloom_intersect_agg" : "bloom_union_agg");
 	SetOpState *state = PG_ARGISNULL(0) ? NULL : (SetOpState *) PG_GETARG_POINTER(0);
 
 	if (PG_ARGISNULL(1))
@@ -592,7 +468,7 @@ bloom_intersect_agg_trans(PG_FUNCTION_ARGS)
 static Datum
 setop_combine(FunctionCallInfo fcinfo, bool intersect)
 {
-	MemoryContext aggcxt = agg_context(fcinfo, "bloom set operation combine");
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom set operation combine");
 	SetOpState *a = PG_ARGISNULL(0) ? NULL : (SetOpState *) PG_GETARG_POINTER(0);
 	SetOpState *b = PG_ARGISNULL(1) ? NULL : (SetOpState *) PG_GETARG_POINTER(1);
 
@@ -619,7 +495,7 @@ bloom_setop_agg_final(PG_FUNCTION_ARGS)
 {
 	SetOpState *state = PG_ARGISNULL(0) ? NULL : (SetOpState *) PG_GETARG_POINTER(0);
 
-	agg_context(fcinfo, "bloom set operation final");
+	agg_memory_context(fcinfo, "bloom set operation final");
 	if (state == NULL)
 		PG_RETURN_NULL();
 	PG_RETURN_BLOOM(state->filter);
@@ -629,27 +505,21 @@ Datum
 bloom_setop_agg_serialize(PG_FUNCTION_ARGS)
 {
 	SetOpState *state = (SetOpState *) PG_GETARG_POINTER(0);
-	uint64		wire = bf_wire_bytes(state->filter);
-	bytea	   *result;
 
-	agg_context(fcinfo, "bloom set operation serialize");
-	result = (bytea *) palloc(VARHDRSZ + (Size) wire);
-	SET_VARSIZE(result, VARHDRSZ + wire);
-	bf_serialize(state->filter, (uint8 *) VARDATA(result));
-	PG_RETURN_BYTEA_P(result);
+	agg_memory_context(fcinfo, "bloom set operation serialize");
+	PG_RETURN_BYTEA_P(filter_to_bytea(state->filter, 0, &bloom_type));
 }
 
 Datum
 bloom_setop_agg_deserialize(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt = agg_context(fcinfo, "bloom set operation deserialize");
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom set operation deserialize");
 	bytea	   *b = PG_GETARG_BYTEA_PP(0);
 	SetOpState *state;
 	MemoryContext old = MemoryContextSwitchTo(aggcxt);
 
 	state = palloc(sizeof(SetOpState));
-	state->filter = bloom_from_wire((const uint8 *) VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b),
-									ERRCODE_DATA_CORRUPTED);
+	state->filter = filter_from_bytea(b, 0, ERRCODE_DATA_CORRUPTED, &bloom_type);
 	MemoryContextSwitchTo(old);
 	PG_RETURN_POINTER(state);
 }

@@ -6,6 +6,8 @@
  *	  their hashing, and lets the tests check that the direct hashing paths
  *	  of bloomfilter.h give the opclass function's results bit for bit.
  */
+#include "postgres.h"
+
 #include "bloomfilter.h"
 
 PG_FUNCTION_INFO_V1(bloom_hash);
@@ -13,8 +15,8 @@ PG_FUNCTION_INFO_V1(bloom_hash);
 Datum
 bloom_hash(PG_FUNCTION_ARGS)
 {
-	BloomCallCache *cache = bloom_call_cache(fcinfo, 0);
+	FilterCallCache *cache = bloom_call_cache(fcinfo, 0);
 
-	PG_RETURN_INT64((int64) bloom_hasher_value_hash(&cache->hasher, PG_GETARG_DATUM(0),
+	PG_RETURN_INT64((int64) bloom_hasher_value_hash(&cache->hashers[0], PG_GETARG_DATUM(0),
 													(uint64) PG_GETARG_INT64(1)));
 }

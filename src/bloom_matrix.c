@@ -4,11 +4,12 @@
  *	  constructor and the per-row view.  Every other function works on the
  *	  layout through the core's dispatch (bloom_core.c).
  */
-#include "bloomfilter.h"
+#include "postgres.h"
 
 #include "catalog/pg_type.h"
 #include "utils/array.h"
 
+#include "bloomfilter.h"
 #include "core/layout_matrix.h"
 
 PG_FUNCTION_INFO_V1(bloom_empty_matrix);
@@ -25,23 +26,10 @@ bloom_empty_matrix(PG_FUNCTION_ARGS)
 	BloomShape	shape;
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 
-	if (rows < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("number of rows must be at least 1, not %d", rows)));
-	if (row_bits < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("number of bits per row must be at least 1, not " INT64_FORMAT,
-						row_bits)));
-	if (nhashes < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("number of hash functions must be at least 1, not %d", nhashes)));
-	if (locators < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("number of locators must be at least 1, not %d", locators)));
+	check_at_least_one(rows, "number of rows");
+	check_at_least_one(row_bits, "number of bits per row");
+	check_at_least_one(nhashes, "number of hash functions");
+	check_at_least_one(locators, "number of locators");
 	/* rows * row_bits must not overflow before the shape check sees it */
 	if ((uint64) row_bits > BLOOM_MAX_NBITS / (uint64) rows)
 		ereport(ERROR,

@@ -28,7 +28,7 @@
  *	  - anything else (a query parameter, a column of another table): no
  *	    estimate is made and the planner keeps its default.
  */
-#include "bloomfilter.h"
+#include "postgres.h"
 
 #include <math.h>
 
@@ -41,6 +41,8 @@
 #include "optimizer/pathnode.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
+
+#include "bloomfilter.h"
 
 PG_FUNCTION_INFO_V1(bloom_contains_support);
 PG_FUNCTION_INFO_V1(bloom_contains_restrict);
@@ -68,7 +70,7 @@ estimate_const_filter(Const *c, FilterEstimate *est)
 		est->fpp = 0.0;
 		return true;
 	}
-	f = bloom_from_datum(c->constvalue);
+	f = filter_from_datum(c->constvalue, &bloom_type);
 	est->ndistinct = bf_estimate_count(f);
 	est->fpp = bf_estimate_fpp(f);
 	return true;
@@ -110,23 +112,14 @@ shape_fpp(double m, double k, double n)
 	return pow(1.0 - exp(-k * Max(n, 0.0) / m), k);
 }
 
+/* The value of node if it is a non-null constant of type typid. */
 static bool
-const_float8(Node *node, double *value)
+const_of_type(Node *node, Oid typid, Datum *value)
 {
 	if (!IsA(node, Const) || ((Const *) node)->constisnull ||
-		((Const *) node)->consttype != FLOAT8OID)
+		((Const *) node)->consttype != typid)
 		return false;
-	*value = DatumGetFloat8(((Const *) node)->constvalue);
-	return true;
-}
-
-static bool
-const_int8(Node *node, double *value)
-{
-	if (!IsA(node, Const) || ((Const *) node)->constisnull ||
-		((Const *) node)->consttype != INT8OID)
-		return false;
-	*value = (double) DatumGetInt64(((Const *) node)->constvalue);
+	*value = ((Const *) node)->constvalue;
 	return true;
 }
 
@@ -141,34 +134,32 @@ const_int8(Node *node, double *value)
 static double
 initplan_fpp(Aggref *agg, Expr *top, double n)
 {
-	double		capacity;
-	double		fpp;
+	Datum		capacity;
+	Datum		fpp;
+	Datum		filter;
 
 	if (list_length(agg->args) >= 3 &&
-		const_int8((Node *) lsecond_node(TargetEntry, agg->args)->expr, &capacity) &&
-		const_float8((Node *) lthird_node(TargetEntry, agg->args)->expr, &fpp))
+		const_of_type((Node *) lsecond_node(TargetEntry, agg->args)->expr, INT8OID, &capacity) &&
+		const_of_type((Node *) lthird_node(TargetEntry, agg->args)->expr, FLOAT8OID, &fpp))
 	{
 		BloomShape	shape;
 		char		errbuf[BLOOM_ERRBUF_SIZE];
 
-		if (bf_shape_for(capacity, fpp, BLOOM_LAYOUT_CLASSIC, &shape, errbuf))
+		if (bf_shape_for((double) DatumGetInt64(capacity), DatumGetFloat8(fpp),
+						 BLOOM_LAYOUT_CLASSIC, &shape, errbuf))
 			return shape_fpp((double) shape.nbits, (double) shape.nhashes, n);
 		return DEFAULT_AGG_FPP;
 	}
-	if (IsA(top, FuncExpr) && list_length(((FuncExpr *) top)->args) >= 1)
+	if (IsA(top, FuncExpr) && list_length(((FuncExpr *) top)->args) >= 1 &&
+		const_of_type(linitial(((FuncExpr *) top)->args),
+					  ((FuncExpr *) top)->funcresulttype, &filter))
 	{
-		Node	   *first = linitial(((FuncExpr *) top)->args);
+		const BloomFilter *f = filter_from_datum(filter, &bloom_type);
+		double		held = bf_estimate_count(f);
 
-		if (IsA(first, Const) && !((Const *) first)->constisnull &&
-			((Const *) first)->consttype == ((FuncExpr *) top)->funcresulttype)
-		{
-			const BloomFilter *f = bloom_from_datum(((Const *) first)->constvalue);
-			double		held = bf_estimate_count(f);
-
-			if (isfinite(held))
-				return shape_fpp((double) f->nbits, (double) f->nhashes, held + n);
-			return 1.0;
-		}
+		if (isfinite(held))
+			return shape_fpp((double) f->nbits, (double) f->nhashes, held + n);
+		return 1.0;
 	}
 	return DEFAULT_AGG_FPP;
 }

@@ -1,23 +1,256 @@
 /*
  * bloomfilter.c
- *	  Shared PostgreSQL glue: allocation, reading and checking of filter
- *	  values, hashing by the type's hash opclass, and per-call caches.
+ *	  The PostgreSQL glue shared by both types and their aggregates: see
+ *	  bloomfilter.h.
  */
-#include "bloomfilter.h"
-
-#include "core/base64.h"
+#include "postgres.h"
 
 #include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
+#include "nodes/primnodes.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/typcache.h"
 
+#include "bloomfilter.h"
+#include "core/base64.h"
+
 PG_MODULE_MAGIC;
 
 /* A toasted filter bigger than this is re-read rather than compared. */
 #define RAW_KEY_MAX_BYTES	(64 * 1024)
+
+/* ---------------------------------------------------------------------
+ * The bloom type's descriptor: the core's functions, for any value
+ * --------------------------------------------------------------------- */
+
+static bool
+bloom_struct_check(const void *value, uint64 size, char *errbuf)
+{
+	return bf_struct_check((const BloomFilter *) value, size, errbuf);
+}
+
+static bool
+bloom_wire_check(const uint8 *buf, size_t len, uint64 *bytes, char *errbuf)
+{
+	return bf_wire_check(buf, len, bytes, errbuf);
+}
+
+static void
+bloom_deserialize(const uint8 *buf, void *value)
+{
+	bf_deserialize(buf, (BloomFilter *) value);
+}
+
+static uint64
+bloom_wire_bytes(const void *value)
+{
+	return bf_wire_bytes((const BloomFilter *) value);
+}
+
+static void
+bloom_serialize(const void *value, uint8 *out)
+{
+	bf_serialize((const BloomFilter *) value, out);
+}
+
+const FilterType bloom_type = {
+	.typname = "bloom",
+	.noun = "bloom filter",
+	.struct_check = bloom_struct_check,
+	.wire_check = bloom_wire_check,
+	.deserialize = bloom_deserialize,
+	.wire_bytes = bloom_wire_bytes,
+	.serialize = bloom_serialize,
+};
+
+/* ---------------------------------------------------------------------
+ * Filter values of either type
+ * --------------------------------------------------------------------- */
+
+/* True if a raw Datum can be read in place: plain 4-byte header, aligned. */
+static inline bool
+varlena_in_place(const struct varlena *raw)
+{
+	return !VARATT_IS_EXTENDED(raw) && ((uintptr_t) raw % sizeof(uint64)) == 0;
+}
+
+static void
+check_struct(const void *value, const FilterType *type)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+
+	if (!type->struct_check(value, VARSIZE(value), errbuf))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("invalid %s value: %s", type->noun, errbuf)));
+}
+
+const void *
+filter_from_datum(Datum d, const FilterType *type)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
+	void	   *value;
+
+	if (varlena_in_place(raw))
+		value = raw;
+	else
+		value = pg_detoast_datum_copy(raw);	/* a copy: aligned */
+	check_struct(value, type);
+	return value;
+}
+
+void *
+filter_from_wire(const uint8 *buf, size_t len, int sqlstate, const FilterType *type)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	uint64		bytes;
+	void	   *value;
+
+	if (!type->wire_check(buf, len, &bytes, errbuf))
+		ereport(ERROR,
+				(errcode(sqlstate),
+				 errmsg("invalid %s: %s", type->noun, errbuf)));
+	/* the check bounded the struct, hence bytes, before this allocation */
+	value = palloc((Size) bytes);
+	SET_VARSIZE(value, bytes);
+	type->deserialize(buf, value);
+	return value;
+}
+
+void *
+filter_from_bytea(const bytea *b, Size prefix, int sqlstate, const FilterType *type)
+{
+	Assert(VARSIZE_ANY_EXHDR(b) >= prefix);
+	return filter_from_wire((const uint8 *) VARDATA_ANY(b) + prefix,
+							VARSIZE_ANY_EXHDR(b) - prefix, sqlstate, type);
+}
+
+bytea *
+filter_to_bytea(const void *value, Size prefix, const FilterType *type)
+{
+	uint64		wire = type->wire_bytes(value);
+	bytea	   *result;
+
+	/* the binary form is smaller than the value, so it fits */
+	result = (bytea *) palloc(VARHDRSZ + prefix + (Size) wire);
+	SET_VARSIZE(result, VARHDRSZ + prefix + wire);
+	type->serialize(value, (uint8 *) VARDATA(result) + prefix);
+	return result;
+}
+
+void *
+filter_text_in(const char *str, const FilterType *type)
+{
+	size_t		len = strlen(str);
+	size_t		nbytes;
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	uint8	   *bytes;
+	void	   *value;
+
+	/* the decoded size is below the text's, which PostgreSQL already holds */
+	bytes = palloc(bf_base64_decoded_max(len) + 1);
+	if (!bf_base64_decode(str, len, bytes, &nbytes, errbuf))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type %s: %s", type->typname, errbuf),
+				 errhint("The text form of a %s is the base64 of its binary form, as %s_out writes it.",
+						 type->noun, type->typname)));
+	value = filter_from_wire(bytes, nbytes, ERRCODE_INVALID_TEXT_REPRESENTATION, type);
+	pfree(bytes);
+	return value;
+}
+
+char *
+filter_text_out(const void *value, const FilterType *type)
+{
+	uint64		wire = type->wire_bytes(value);
+	uint64		textlen = bf_base64_encoded_len(wire);
+	uint8	   *bytes;
+	char	   *out;
+
+	/* checked before anything is allocated: the text is a third larger */
+	if (textlen + 1 > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s of %llu bytes is too large for its text form (%llu bytes, limit 1 GB)",
+						type->noun, (unsigned long long) wire, (unsigned long long) textlen),
+				 errhint("Use the binary form: COPY ... (FORMAT binary) or f::bytea.")));
+	bytes = palloc((Size) wire);
+	type->serialize(value, bytes);
+	out = palloc((Size) textlen + 1);
+	bf_base64_encode(bytes, (size_t) wire, out);
+	out[textlen] = '\0';
+	pfree(bytes);
+	return out;
+}
+
+void *
+filter_recv(StringInfo buf, const FilterType *type)
+{
+	void	   *value;
+
+	value = filter_from_wire((const uint8 *) buf->data + buf->cursor,
+							 buf->len - buf->cursor,
+							 ERRCODE_INVALID_BINARY_REPRESENTATION, type);
+	buf->cursor = buf->len;
+	return value;
+}
+
+void *
+filter_copy(const void *value)
+{
+	void	   *copy = palloc(VARSIZE(value));
+
+	memcpy(copy, value, VARSIZE(value));
+	return copy;
+}
+
+/* ---------------------------------------------------------------------
+ * Bloom filters from SQL arguments
+ * --------------------------------------------------------------------- */
+
+void
+check_at_least_one(int64 value, const char *what)
+{
+	if (value < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be at least 1, not " INT64_FORMAT, what, value)));
+}
+
+int
+bloom_layout_from_name(const char *name)
+{
+	int			layout = bf_layout_from_name(name);
+
+	if (layout < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown bloom filter layout \"%s\"", name),
+				 errhint("Valid layouts are \"classic\", \"blocked\" and \"matrix\".")));
+	return layout;
+}
+
+void
+bloom_shape_for_capacity(int64 capacity, double fpp, int layout, BloomShape *shape)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+
+	check_at_least_one(capacity, "capacity");
+	if (!bf_shape_for((double) capacity, fpp, layout, shape, errbuf))
+		bloom_report_shape_error(errbuf);
+}
+
+void
+bloom_report_shape_error(const char *errbuf)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid bloom filter parameters: %s", errbuf)));
+}
 
 BloomFilter *
 bloom_alloc(const BloomShape *shape)
@@ -37,91 +270,6 @@ bloom_alloc(const BloomShape *shape)
 	return f;
 }
 
-BloomFilter *
-bloom_copy(const BloomFilter *f)
-{
-	BloomFilter *copy = (BloomFilter *) palloc(VARSIZE(f));
-
-	memcpy(copy, f, VARSIZE(f));
-	return copy;
-}
-
-static void
-check_struct_or_error(const BloomFilter *f)
-{
-	char		errbuf[BLOOM_ERRBUF_SIZE];
-
-	if (!bf_struct_check(f, VARSIZE(f), errbuf))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("invalid bloom filter value: %s", errbuf)));
-}
-
-uint8 *
-bloom_text_decode(const char *str, size_t *nbytes, const char *typname,
-				  const char *noun)
-{
-	size_t		len = strlen(str);
-	char		errbuf[BLOOM_ERRBUF_SIZE];
-	uint8	   *bytes;
-
-	/* the decoded size is below the text's, which PostgreSQL already holds */
-	bytes = palloc(bf_base64_decoded_max(len) + 1);
-	if (!bf_base64_decode(str, len, bytes, nbytes, errbuf))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type %s: %s", typname, errbuf),
-				 errhint("The text form of a %s is the base64 of its binary form, as %s_out writes it.",
-						 noun, typname)));
-	return bytes;
-}
-
-char *
-bloom_text_encode(uint64 wire, const char *noun,
-				  void (*fill) (const void *value, uint8 *out), const void *value)
-{
-	uint64		textlen = bf_base64_encoded_len(wire);
-	uint8	   *bytes;
-	char	   *out;
-
-	if (textlen + 1 > MaxAllocSize)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s of %llu bytes is too large for its text form (%llu bytes, limit 1 GB)",
-						noun, (unsigned long long) wire, (unsigned long long) textlen),
-				 errhint("Use the binary form: COPY ... (FORMAT binary) or f::bytea.")));
-	bytes = palloc((Size) wire);
-	fill(value, bytes);
-	out = palloc((Size) textlen + 1);
-	bf_base64_encode(bytes, (size_t) wire, out);
-	out[textlen] = '\0';
-	pfree(bytes);
-	return out;
-}
-
-const BloomFilter *
-bloom_from_datum(Datum d)
-{
-	struct varlena *raw = (struct varlena *) DatumGetPointer(d);
-	BloomFilter *f;
-
-	if (bloom_varlena_in_place(raw))
-		f = (BloomFilter *) raw;
-	else
-		f = (BloomFilter *) pg_detoast_datum_copy(raw);	/* copy: aligned */
-	check_struct_or_error(f);
-	return f;
-}
-
-void
-bloom_report_shape_error(const char *errbuf)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid bloom filter parameters: %s", errbuf)));
-	pg_unreachable();
-}
-
 void
 bloom_check_compatible(const BloomFilter *a, const BloomFilter *b, const char *operation)
 {
@@ -133,24 +281,6 @@ bloom_check_compatible(const BloomFilter *a, const BloomFilter *b, const char *o
 				 errmsg("cannot %s bloom filters of different shapes", operation),
 				 errdetail("The %s.", errbuf),
 				 errhint("Filters combine only when built with the same layout, number of bits, number of hash functions and seed, e.g. the same bloom_empty(capacity, fpp) arguments.")));
-}
-
-BloomFilter *
-bloom_from_wire(const uint8 *buf, size_t len, int sqlstate)
-{
-	char		errbuf[BLOOM_ERRBUF_SIZE];
-	uint64		bytes;
-	BloomFilter *f;
-
-	if (!bf_wire_check(buf, len, &bytes, errbuf))
-		ereport(ERROR,
-				(errcode(sqlstate),
-				 errmsg("invalid bloom filter: %s", errbuf)));
-	/* the check bounded nbits, hence bytes, before this allocation */
-	f = (BloomFilter *) palloc((Size) bytes);
-	SET_VARSIZE(f, bytes);
-	bf_deserialize(buf, f);
-	return f;
 }
 
 /* ---------------------------------------------------------------------
@@ -186,9 +316,13 @@ direct_hash_kind(Oid hash_proc, Oid collation)
 void
 bloom_hasher_init(BloomHasher *hasher, Oid typid, Oid collation, MemoryContext mcxt)
 {
+	bool		untyped = (typid == UNKNOWNOID);
 	Oid			basetype;
 	TypeCacheEntry *tce;
 
+	/* an untyped literal ('abc') is text, as it would be against "=" */
+	if (untyped)
+		typid = TEXTOID;
 	if (!OidIsValid(typid))
 		ereport(ERROR,
 				(errcode(ERRCODE_INDETERMINATE_DATATYPE),
@@ -203,33 +337,120 @@ bloom_hasher_init(BloomHasher *hasher, Oid typid, Oid collation, MemoryContext m
 				 errhint("Bloom filters hash values with the default hash operator class of their type; type %s has none.",
 						 format_type_be(typid))));
 
-	hasher->typid = typid;
 	/* string types need a collation; an unlabelled value gets the default */
 	hasher->collation = OidIsValid(collation) || !type_is_collatable(basetype)
 		? collation : DEFAULT_COLLATION_OID;
 	fmgr_info_cxt(tce->hash_extended_proc, &hasher->proc, mcxt);
-	hasher->kind = direct_hash_kind(tce->hash_extended_proc, hasher->collation);
+	/* prepared once, so a call per row only stores its two arguments */
+	hasher->call = MemoryContextAllocZero(mcxt, SizeForFunctionCallInfo(2));
+	InitFunctionCallInfoData(*hasher->call, &hasher->proc, 2, hasher->collation,
+							 NULL, NULL);
+	hasher->call->args[0].isnull = false;
+	hasher->call->args[1].isnull = false;
+	/* last: a hasher whose set-up failed is still unset */
+	hasher->kind = untyped ? BLOOM_HASH_UNKNOWN_AS_TEXT
+		: direct_hash_kind(tce->hash_extended_proc, hasher->collation);
 }
 
-BloomCallCache *
+uint64
+bloom_hasher_call(BloomHasher *hasher, Datum value, uint64 seed)
+{
+	FunctionCallInfo call = hasher->call;
+	text	   *converted = NULL;
+	Datum		result;
+
+	if (hasher->kind == BLOOM_HASH_UNKNOWN_AS_TEXT)
+	{
+		converted = cstring_to_text(DatumGetCString(value));
+		value = PointerGetDatum(converted);
+	}
+	call->args[0].value = value;
+	call->args[1].value = UInt64GetDatum(seed);
+	call->isnull = false;
+	result = FunctionCallInvoke(call);
+	if (unlikely(call->isnull))
+		elog(ERROR, "function %u returned NULL", call->flinfo->fn_oid);
+	if (converted != NULL)
+		pfree(converted);
+	return DatumGetUInt64(result);
+}
+
+/* ---------------------------------------------------------------------
+ * The per-call-site cache
+ * --------------------------------------------------------------------- */
+
+FilterCallCache *
+filter_call_cache_create(FunctionCallInfo fcinfo, int nhashers)
+{
+	FilterCallCache *cache;
+
+	cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+								   offsetof(FilterCallCache, hashers) +
+								   nhashers * sizeof(BloomHasher));
+	cache->nhashers = nhashers;
+	fcinfo->flinfo->fn_extra = cache;
+	return cache;
+}
+
+void
+filter_call_cache_set_array(FilterCallCache *cache, Oid elemtype)
+{
+	cache->elemtype = elemtype;
+	get_typlenbyvalalign(elemtype, &cache->elemlen, &cache->elembyval,
+						 &cache->elemalign);
+	cache->values_in_array = 1;
+}
+
+FilterCallCache *
 bloom_call_cache_setup(FunctionCallInfo fcinfo, int value_argno)
 {
-	BloomCallCache *cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
+	FilterCallCache *cache = filter_call_cache(fcinfo, 1);
 
-	if (cache == NULL)
-	{
-		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(BloomCallCache));
-		fcinfo->flinfo->fn_extra = cache;
-	}
-	if (value_argno >= 0 && !cache->hasher_ready)
-	{
-		Oid			typid = get_fn_expr_argtype(fcinfo->flinfo, value_argno);
-
-		bloom_hasher_init(&cache->hasher, typid, PG_GET_COLLATION(),
-						  fcinfo->flinfo->fn_mcxt);
-		cache->hasher_ready = true;
-	}
+	if (cache->hashers[0].kind == BLOOM_HASH_UNSET)
+		bloom_hasher_init(&cache->hashers[0],
+						  get_fn_expr_argtype(fcinfo->flinfo, value_argno),
+						  PG_GET_COLLATION(), fcinfo->flinfo->fn_mcxt);
 	return cache;
+}
+
+/*
+ * Replaces the cached filter with a checked copy of raw (toasted): kept with
+ * its struct on a 64-byte boundary, so that bloom's words (64 bytes in)
+ * are too, and a block of the blocked layout is exactly one cache line.
+ */
+static void
+cache_filter(FunctionCallInfo fcinfo, FilterArgCache *cache,
+			 struct varlena *raw, const FilterType *type)
+{
+	Size		raw_size = VARSIZE_ANY(raw);
+	void	   *value;
+
+	if (cache->filter_alloc)
+		pfree(cache->filter_alloc);
+	if (cache->raw)
+		pfree(cache->raw);
+	cache->filter = NULL;
+	cache->filter_alloc = NULL;
+	cache->raw = NULL;
+
+	value = pg_detoast_datum_copy(raw);
+	/* checked before it is remembered, so the cache holds only valid filters */
+	check_struct(value, type);
+	StaticAssertStmt(offsetof(BloomFilter, words) == BLOOM_BLOCK_BITS / 8,
+					 "bloom words must start one block into the struct");
+	cache->filter_alloc = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
+											 VARSIZE(value) + BLOOM_BLOCK_BITS / 8);
+	cache->filter = (void *) TYPEALIGN(BLOOM_BLOCK_BITS / 8, cache->filter_alloc);
+	memcpy(cache->filter, value, VARSIZE(value));
+	pfree(value);
+	/* the key: external pointers other than on-disk ones are not identities */
+	if ((VARATT_IS_EXTERNAL_ONDISK(raw) || !VARATT_IS_EXTERNAL(raw)) &&
+		raw_size <= RAW_KEY_MAX_BYTES)
+	{
+		cache->raw = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, raw_size);
+		memcpy(cache->raw, raw, raw_size);
+		cache->raw_size = raw_size;
+	}
 }
 
 /*
@@ -240,63 +461,69 @@ bloom_call_cache_setup(FunctionCallInfo fcinfo, int value_argno)
  * pointers alone would be wrong: the same address can hold another value
  * on the next row (a reused buffer, a re-run subquery).
  */
-const BloomFilter *
-bloom_arg_cached_slow(FunctionCallInfo fcinfo, int argno, BloomArgCache *cache)
+const void *
+filter_arg_cached_slow(FunctionCallInfo fcinfo, int argno, FilterArgCache *cache,
+					   const FilterType *type)
 {
 	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(argno);
 	Size		raw_size;
-	BloomFilter *filter;
 
-	if (bloom_varlena_in_place(raw))
+	if (varlena_in_place(raw))
 	{
 		/*
 		 * A constant (or an external parameter) is the same value at the same
-		 * address on every row: check its header once, not per row.
+		 * address on every row: check its struct once, not per row.
 		 */
 		if (raw == cache->checked)
-			return (const BloomFilter *) raw;
-		check_struct_or_error((const BloomFilter *) raw);
+			return raw;
+		check_struct(raw, type);
 		if (cache->arg_stable == 0)
 			cache->arg_stable = get_fn_expr_arg_stable(fcinfo->flinfo, argno) ? 1 : -1;
 		if (cache->arg_stable > 0)
 			cache->checked = raw;
-		return (const BloomFilter *) raw;
+		return raw;
 	}
 
 	raw_size = VARSIZE_ANY(raw);
-	if (cache->filter != NULL && cache->raw != NULL &&
-		cache->raw_size == raw_size && memcmp(cache->raw, raw, raw_size) == 0)
-		return cache->filter;
-
-	/* a new value: drop the old one, keep the new one for the next rows */
-	if (cache->filter_alloc)
-		pfree(cache->filter_alloc);
-	if (cache->raw)
-		pfree(cache->raw);
-	cache->filter = NULL;
-	cache->filter_alloc = NULL;
-	cache->raw = NULL;
-
-	filter = (BloomFilter *) pg_detoast_datum_copy(raw);
-	/* checked before it is remembered, so the cache holds only valid filters */
-	check_struct_or_error(filter);
-	/*
-	 * Kept with its struct, hence its words (64 bytes in), on a 64-byte
-	 * boundary: then a block of the blocked layout is exactly one cache line.
-	 */
-	StaticAssertStmt(offsetof(BloomFilter, words) == BLOOM_BLOCK_BITS / 8,
-					 "bloom words must start one block into the struct");
-	cache->filter_alloc = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt,
-											 VARSIZE(filter) + BLOOM_BLOCK_BITS / 8);
-	cache->filter = (BloomFilter *) TYPEALIGN(BLOOM_BLOCK_BITS / 8, cache->filter_alloc);
-	memcpy(cache->filter, filter, VARSIZE(filter));
-	pfree(filter);
-	if ((VARATT_IS_EXTERNAL_ONDISK(raw) || !VARATT_IS_EXTERNAL(raw)) &&
-		raw_size <= RAW_KEY_MAX_BYTES)
-	{
-		cache->raw = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, raw_size);
-		memcpy(cache->raw, raw, raw_size);
-		cache->raw_size = raw_size;
-	}
+	if (cache->filter == NULL || cache->raw == NULL ||
+		cache->raw_size != raw_size || memcmp(cache->raw, raw, raw_size) != 0)
+		cache_filter(fcinfo, cache, raw, type);
 	return cache->filter;
+}
+
+/* ---------------------------------------------------------------------
+ * Aggregate support functions
+ * --------------------------------------------------------------------- */
+
+MemoryContext
+agg_memory_context(FunctionCallInfo fcinfo, const char *fname)
+{
+	MemoryContext aggcxt;
+
+	if (!AggCheckCallContext(fcinfo, &aggcxt))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s called in non-aggregate context", fname)));
+	return aggcxt;
+}
+
+Node *
+agg_arg_expr(FunctionCallInfo fcinfo, int argno)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+
+	if (aggref == NULL || argno < 0 || argno >= list_length(aggref->args))
+		return NULL;
+	return (Node *) ((TargetEntry *) list_nth(aggref->args, argno))->expr;
+}
+
+bool
+agg_const_arg(FunctionCallInfo fcinfo, int argno, Datum *value)
+{
+	Node	   *arg = agg_arg_expr(fcinfo, argno);
+
+	if (arg == NULL || !IsA(arg, Const) || ((Const *) arg)->constisnull)
+		return false;
+	*value = ((Const *) arg)->constvalue;
+	return true;
 }

@@ -1,22 +1,102 @@
 /*
  * bloomfilter.h
- *	  PostgreSQL glue shared by the bloom type, its aggregates and multibloom:
- *	  hashing a Datum by its type's default hash opclass, allocating and
- *	  reading filters, and reporting the core's errors.
+ *	  PostgreSQL glue shared by both types (bloom and multibloom) and their
+ *	  aggregates: reading, writing and checking filter values, hashing a
+ *	  Datum by its type's default hash opclass, the per-call-site cache, and
+ *	  the helpers of aggregate support functions.  Include postgres.h first.
  */
 #ifndef BLOOMFILTER_H
 #define BLOOMFILTER_H
 
-#include "postgres.h"
-
 #include "access/detoast.h"
-#include "fmgr.h"
 #include "common/hashfn.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "nodes/nodes.h"
 
 #include "core/filter.h"
 #include "core/wire.h"
 
-/* ---- filters as PostgreSQL values ---- */
+/* ---------------------------------------------------------------------
+ * Filter values of either type
+ *
+ * A filter value is a varlena whose length word is the size of its struct,
+ * stored as it lives in memory.  What differs between the two types (the
+ * core's checks and wire format, the names in messages) is in a FilterType;
+ * everything else about reading and writing values is done once, here.
+ * --------------------------------------------------------------------- */
+
+typedef struct FilterType
+{
+	const char *typname;		/* the SQL type: "bloom" */
+	const char *noun;			/* in messages: "bloom filter" */
+	/* true if the struct of size bytes is consistent, else a reason */
+	bool		(*struct_check) (const void *value, uint64 size, char *errbuf);
+	/* true if buf is a valid binary form of a struct of *bytes bytes */
+	bool		(*wire_check) (const uint8 *buf, size_t len, uint64 *bytes,
+							   char *errbuf);
+	/* fills value (its length word set) from a binary form wire_check passed */
+	void		(*deserialize) (const uint8 *buf, void *value);
+	uint64		(*wire_bytes) (const void *value);
+	void		(*serialize) (const void *value, uint8 *out);
+} FilterType;
+
+extern const FilterType bloom_type;
+
+/*
+ * Detoasts a filter Datum and checks its struct against its size, so damaged
+ * or forged values end in an ERROR rather than a wild read.  May return the
+ * Datum's own memory: treat the result as read-only.
+ */
+extern const void *filter_from_datum(Datum d, const FilterType *type);
+
+/*
+ * A filter from its binary form, or an ERROR with sqlstate.  The form is
+ * checked, and the size it implies bounded, before anything is allocated.
+ */
+extern void *filter_from_wire(const uint8 *buf, size_t len, int sqlstate,
+							  const FilterType *type);
+
+/*
+ * A filter from the binary form that follows prefix bytes of a bytea (the
+ * cast from bytea, partial aggregate states), or an ERROR with sqlstate.
+ */
+extern void *filter_from_bytea(const bytea *b, Size prefix, int sqlstate,
+							   const FilterType *type);
+
+/* The binary form as a bytea, after prefix bytes left for the caller. */
+extern bytea *filter_to_bytea(const void *value, Size prefix, const FilterType *type);
+
+/* Text I/O: the text form is the base64 of the binary form. */
+extern void *filter_text_in(const char *str, const FilterType *type);
+extern char *filter_text_out(const void *value, const FilterType *type);
+
+/* Binary receive: the rest of the message is the binary form. */
+extern void *filter_recv(StringInfo buf, const FilterType *type);
+
+/* A private, writable copy of a filter. */
+extern void *filter_copy(const void *value);
+
+#define PG_GETARG_BLOOM(n) \
+	((const BloomFilter *) filter_from_datum(PG_GETARG_DATUM(n), &bloom_type))
+#define PG_RETURN_BLOOM(f)	PG_RETURN_POINTER(f)
+
+/* ---------------------------------------------------------------------
+ * Bloom filters from SQL arguments
+ * --------------------------------------------------------------------- */
+
+/* ERROR (invalid_parameter_value) unless value >= 1; what names it. */
+extern void check_at_least_one(int64 value, const char *what);
+
+/* The layout of that name ("classic", "blocked", "matrix"), or an ERROR. */
+extern int	bloom_layout_from_name(const char *name);
+
+/* The shape of bloom_empty(capacity, fpp, layout), or an ERROR. */
+extern void bloom_shape_for_capacity(int64 capacity, double fpp, int layout,
+									 BloomShape *shape);
+
+/* ERROR for a shape the core rejected (errbuf holds its reason). */
+extern void bloom_report_shape_error(const char *errbuf) pg_attribute_noreturn();
 
 /*
  * Allocates an empty filter of a valid shape in the current memory context.
@@ -24,61 +104,25 @@
  */
 extern BloomFilter *bloom_alloc(const BloomShape *shape);
 
-/* A private, writable copy of a filter. */
-extern BloomFilter *bloom_copy(const BloomFilter *f);
-
-/*
- * Detoasts a bloom Datum and checks its header against its size, so damaged
- * or forged values end in an ERROR rather than a wild read.  May return the
- * Datum's own memory: treat the result as read-only.
- */
-extern const BloomFilter *bloom_from_datum(Datum d);
-
-#define PG_GETARG_BLOOM(n)	bloom_from_datum(PG_GETARG_DATUM(n))
-#define PG_RETURN_BLOOM(f)	PG_RETURN_POINTER(f)
-
-/* ERROR for a shape the core rejected (errbuf holds its reason). */
-extern void bloom_report_shape_error(const char *errbuf) pg_attribute_noreturn();
-
-/* ERROR unless a and b can be united or intersected. */
+/* ERROR unless a and b can be united or intersected (operation: "unite"). */
 extern void bloom_check_compatible(const BloomFilter *a, const BloomFilter *b,
 								   const char *operation);
 
-/* Builds a filter from its validated binary form, or ERRORs (errcode given). */
-extern BloomFilter *bloom_from_wire(const uint8 *buf, size_t len, int sqlstate);
-
-/*
- * Text I/O shared by both types (bloom and multibloom): the text form is the
- * base64 of the binary form.  bloom_text_decode returns the decoded bytes
- * (palloc'd) or raises invalid_text_representation naming the type;
- * bloom_text_encode checks that the text fits in 1 GB before anything is
- * allocated (noun: "bloom filter", "multibloom") and returns the text of
- * wire bytes that fill() writes.
- */
-extern uint8 *bloom_text_decode(const char *str, size_t *nbytes,
-								const char *typname, const char *noun);
-extern char *bloom_text_encode(uint64 wire, const char *noun,
-							   void (*fill) (const void *value, uint8 *out),
-							   const void *value);
-
-/* True if a raw Datum can be read in place: plain 4-byte header, aligned. */
-static inline bool
-bloom_varlena_in_place(const struct varlena *raw)
-{
-	return !VARATT_IS_EXTENDED(raw) && ((uintptr_t) raw % sizeof(uint64)) == 0;
-}
-
-/* ---- hashing values ---- */
-
-/*
+/* ---------------------------------------------------------------------
+ * Hashing values
+ *
  * A type's extended hash function (from its default hash opclass, the one
  * hash joins use) and the collation to call it with.  Hashing through the
  * opclass makes membership agree with the type's "=", across the integer
  * types and numeric scales, and under nondeterministic collations.
- */
+ * --------------------------------------------------------------------- */
+
 typedef enum BloomHashKind
 {
+	BLOOM_HASH_UNSET = 0,		/* not set up yet (zeroed memory) */
 	BLOOM_HASH_FMGR,			/* call the opclass function through fmgr */
+	BLOOM_HASH_UNKNOWN_AS_TEXT, /* an untyped literal (a C string), hashed
+								 * as the text it stands for, through fmgr */
 	BLOOM_HASH_INT2,			/* hashint2extended, inlined */
 	BLOOM_HASH_INT4,			/* hashint4extended, inlined */
 	BLOOM_HASH_INT8,			/* hashint8extended, inlined */
@@ -86,16 +130,24 @@ typedef enum BloomHashKind
 								 * collation: the bytes, inlined */
 } BloomHashKind;
 
+/*
+ * Set up in place and never moved afterwards: call, a frame prepared once
+ * for the fmgr paths, points at proc.
+ */
 typedef struct BloomHasher
 {
-	Oid			typid;			/* type as given (for messages) */
-	Oid			collation;
 	BloomHashKind kind;			/* a direct path giving identical hashes */
+	Oid			collation;
 	FmgrInfo	proc;
+	FunctionCallInfo call;		/* proc's frame: two arguments, collation */
 } BloomHasher;
 
+/* Sets up hasher for values of type typid (UNKNOWNOID: untyped literals). */
 extern void bloom_hasher_init(BloomHasher *hasher, Oid typid, Oid collation,
 							  MemoryContext mcxt);
+
+/* The fmgr paths of bloom_hasher_value_hash. */
+extern uint64 bloom_hasher_call(BloomHasher *hasher, Datum value, uint64 seed);
 
 /*
  * The type's extended hash of a value.  For the integer types and for text
@@ -104,7 +156,7 @@ extern void bloom_hasher_init(BloomHasher *hasher, Oid typid, Oid collation,
  * utils/adt/hashfunc.c) returns; sql/003_bloom_fastpath.sql checks that they agree.
  */
 static inline uint64
-bloom_hasher_value_hash(const BloomHasher *hasher, Datum value, uint64 seed)
+bloom_hasher_value_hash(BloomHasher *hasher, Datum value, uint64 seed)
 {
 	switch (hasher->kind)
 	{
@@ -138,78 +190,121 @@ bloom_hasher_value_hash(const BloomHasher *hasher, Datum value, uint64 seed)
 											   VARSIZE_SHORT(t) - VARHDRSZ_SHORT, seed);
 				break;
 			}
-		case BLOOM_HASH_FMGR:
+		default:
 			break;
 	}
-	return DatumGetUInt64(FunctionCall2Coll((FmgrInfo *) &hasher->proc,
-											hasher->collation,
-											value, UInt64GetDatum(seed)));
+	return bloom_hasher_call(hasher, value, seed);
 }
 
+/* The positions' hash of a value in a filter with that seed. */
 static inline BloomHash
-bloom_hasher_hash(const BloomHasher *hasher, Datum value, uint64 seed)
+bloom_hasher_hash(BloomHasher *hasher, Datum value, uint64 seed)
 {
 	return bf_hash_derive(bloom_hasher_value_hash(hasher, value, seed));
 }
 
-/*
- * Per-call-site cache kept in fn_extra: the hash function for one argument's
- * type, and the filter argument detoasted once per query when the same
- * stored value comes back row after row.
- */
-typedef struct BloomArgCache
+/* ---------------------------------------------------------------------
+ * The per-call-site cache (fn_extra), the same for every function of both
+ * types: the filter argument, detoasted and checked once per distinct
+ * value, and a hasher per value position, set up on first use.
+ * --------------------------------------------------------------------- */
+
+typedef struct FilterArgCache
 {
 	struct varlena *raw;		/* the toasted form the filter came from */
 	Size		raw_size;
-	BloomFilter *filter;		/* detoasted and checked, in fn_mcxt, with
-								 * its words on a 64-byte boundary */
+	void	   *filter;			/* detoasted and checked, in fn_mcxt, on a
+								 * 64-byte boundary */
 	void	   *filter_alloc;	/* the allocation holding filter */
 	int8		arg_stable;		/* 0 unknown, 1 stable argument, -1 not */
 	const void *checked;		/* a stable in-place argument already checked */
-} BloomArgCache;
+} FilterArgCache;
 
-typedef struct BloomCallCache
+typedef struct FilterCallCache
 {
-	bool		hasher_ready;
-	BloomHasher hasher;
-	BloomArgCache filter_arg;
-} BloomCallCache;
+	FilterArgCache filter_arg;
+	/* values given as one array (bloom_add_all, VARIADIC ARRAY[...]) */
+	int8		values_in_array;	/* 0 not known yet, 1 an array, -1 not */
+	Oid			elemtype;		/* the array's element type, */
+	int16		elemlen;		/* and how it is stored */
+	bool		elembyval;
+	char		elemalign;
+	int			nhashers;
+	BloomHasher hashers[FLEXIBLE_ARRAY_MEMBER];	/* one per value position */
+} FilterCallCache;
 
-/* The call site's cache, with the hasher for argument value_argno ready. */
-extern BloomCallCache *bloom_call_cache_setup(FunctionCallInfo fcinfo, int value_argno);
+/* The call site's cache, created (all unset) with room for nhashers. */
+extern FilterCallCache *filter_call_cache_create(FunctionCallInfo fcinfo, int nhashers);
 
-/* Per row: one load and a test once the cache is set up. */
-static inline BloomCallCache *
+static inline FilterCallCache *
+filter_call_cache(FunctionCallInfo fcinfo, int nhashers)
+{
+	FilterCallCache *cache = (FilterCallCache *) fcinfo->flinfo->fn_extra;
+
+	if (likely(cache != NULL))
+		return cache;
+	return filter_call_cache_create(fcinfo, nhashers);
+}
+
+/* Records that the values come as an array of elemtype. */
+extern void filter_call_cache_set_array(FilterCallCache *cache, Oid elemtype);
+
+/*
+ * For the functions of bloom: the cache with hashers[0] ready for argument
+ * value_argno, hashed under the call's collation.  Per row: one load and a
+ * test once it is set up.
+ */
+extern FilterCallCache *bloom_call_cache_setup(FunctionCallInfo fcinfo, int value_argno);
+
+static inline FilterCallCache *
 bloom_call_cache(FunctionCallInfo fcinfo, int value_argno)
 {
-	BloomCallCache *cache = (BloomCallCache *) fcinfo->flinfo->fn_extra;
+	FilterCallCache *cache = (FilterCallCache *) fcinfo->flinfo->fn_extra;
 
-	if (likely(cache != NULL && (value_argno < 0 || cache->hasher_ready)))
+	if (likely(cache != NULL && cache->hashers[0].kind != BLOOM_HASH_UNSET))
 		return cache;
 	return bloom_call_cache_setup(fcinfo, value_argno);
 }
 
 /* The filter in argument argno, detoasted at most once per distinct value. */
-extern const BloomFilter *bloom_arg_cached_slow(FunctionCallInfo fcinfo, int argno,
-										   BloomArgCache *cache);
+extern const void *filter_arg_cached_slow(FunctionCallInfo fcinfo, int argno,
+										  FilterArgCache *cache,
+										  const FilterType *type);
 
 /*
- * The per-row fast path of bloom_arg_cached_slow: a constant filter already
+ * The per-row fast path of filter_arg_cached_slow: a constant filter already
  * checked, or the same on-disk TOAST pointer as the row before (an 18-byte
  * compare the compiler inlines).
  */
-static inline const BloomFilter *
-bloom_arg_cached(FunctionCallInfo fcinfo, int argno, BloomArgCache *cache)
+static inline const void *
+filter_arg_cached(FunctionCallInfo fcinfo, int argno, FilterArgCache *cache,
+				  const FilterType *type)
 {
 	const struct varlena *raw = (const struct varlena *) PG_GETARG_POINTER(argno);
 
 	if (raw == cache->checked)
-		return (const BloomFilter *) raw;
+		return raw;
 	if (cache->filter != NULL && cache->raw_size == TOAST_POINTER_SIZE &&
 		VARATT_IS_EXTERNAL_ONDISK(raw) &&
 		memcmp(raw, cache->raw, TOAST_POINTER_SIZE) == 0)
 		return cache->filter;
-	return bloom_arg_cached_slow(fcinfo, argno, cache);
+	return filter_arg_cached_slow(fcinfo, argno, cache, type);
 }
+
+/* ---------------------------------------------------------------------
+ * Aggregate support functions
+ * --------------------------------------------------------------------- */
+
+/* The aggregate's memory context, or an ERROR naming fname. */
+extern MemoryContext agg_memory_context(FunctionCallInfo fcinfo, const char *fname);
+
+/* Argument argno (0-based) of the aggregate call as written, or NULL. */
+extern Node *agg_arg_expr(FunctionCallInfo fcinfo, int argno);
+
+/*
+ * Argument argno of the aggregate call if it is a non-null constant (the
+ * planner leaves literals and folded casts there); else false.
+ */
+extern bool agg_const_arg(FunctionCallInfo fcinfo, int argno, Datum *value);
 
 #endif							/* BLOOMFILTER_H */

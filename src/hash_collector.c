@@ -129,33 +129,32 @@ register_cleanup(HashCollector *hc)
 	hc->cleanup_registered = true;
 }
 
+/* array (of *max elements, n used) with room for one more, in hc's context. */
+static void *
+room_for_one_more(HashCollector *hc, void *array, int n, int *max, Size elem_size)
+{
+	int			newmax;
+
+	if (n < *max)
+		return array;
+	newmax = Max(*max * 2, 8);
+	*max = newmax;
+	return array ? repalloc(array, newmax * elem_size)
+		: MemoryContextAlloc(hc->cxt, newmax * elem_size);
+}
+
 static void
 remember_file(HashCollector *hc, BufFile *file)
 {
-	if (hc->nfiles == hc->maxfiles)
-	{
-		int			newmax = Max(hc->maxfiles * 2, 4);
-
-		hc->files = hc->files
-			? repalloc(hc->files, newmax * sizeof(BufFile *))
-			: MemoryContextAlloc(hc->cxt, newmax * sizeof(BufFile *));
-		hc->maxfiles = newmax;
-	}
+	hc->files = room_for_one_more(hc, hc->files, hc->nfiles, &hc->maxfiles,
+								  sizeof(BufFile *));
 	hc->files[hc->nfiles++] = file;
 }
 
 static void
 remember_run(HashCollector *hc, const HcRun *run)
 {
-	if (hc->nruns == hc->maxruns)
-	{
-		int			newmax = Max(hc->maxruns * 2, 8);
-
-		hc->runs = hc->runs
-			? repalloc(hc->runs, newmax * sizeof(HcRun))
-			: MemoryContextAlloc(hc->cxt, newmax * sizeof(HcRun));
-		hc->maxruns = newmax;
-	}
+	hc->runs = room_for_one_more(hc, hc->runs, hc->nruns, &hc->maxruns, sizeof(HcRun));
 	hc->runs[hc->nruns++] = *run;
 }
 
@@ -207,17 +206,27 @@ end_run(HashCollector *hc, HcRun *run)
 		remember_run(hc, run);
 }
 
-/* Writes the (sorted, distinct) buffer as a run and empties it. */
+/*
+ * Writes n sorted, distinct records as a new run; first merges the runs
+ * into one when there are as many as a merge may read at once.
+ */
 static void
-hc_spill_buffer(HashCollector *hc)
+add_run(HashCollector *hc, const uint64 *recs, Size n)
 {
 	HcRun		run;
 
 	if (hc->nruns >= HC_MAX_RUNS)
 		hc_compact_runs(hc);
 	run = begin_run(hc);
-	write_to_run(hc, &run, hc->buf, hc->nbuf);
+	write_to_run(hc, &run, recs, n);
 	end_run(hc, &run);
+}
+
+/* Writes the (sorted, distinct) buffer as a run and empties it. */
+static void
+hc_spill_buffer(HashCollector *hc)
+{
+	add_run(hc, hc->buf, hc->nbuf);
 	hc->nbuf = 0;
 	hc->nsorted = 0;
 	hc->generation++;
@@ -520,15 +529,7 @@ hc_merge(HashCollector *dst, HashCollector *src)
 		if (dst->nbuf + src->nbuf <= dst->max_capacity)
 			merge_buffers(dst, src);
 		else
-		{
-			HcRun		run;
-
-			if (dst->nruns >= HC_MAX_RUNS)
-				hc_compact_runs(dst);
-			run = begin_run(dst);
-			write_to_run(dst, &run, src->buf, src->nbuf);
-			end_run(dst, &run);
-		}
+			add_run(dst, src->buf, src->nbuf);
 	}
 	src->nbuf = 0;
 	src->nsorted = 0;
@@ -591,11 +592,11 @@ hc_serialize(HashCollector *hc, StringInfo buf)
 }
 
 static void
-corrupted_state(const char *detail)
+corrupted_state(const char *what, const char *detail)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("invalid serialized hash collector state"),
+			 errmsg("invalid serialized %s state", what),
 			 errdetail("%s", detail)));
 }
 
@@ -610,19 +611,19 @@ hc_deserialize(StringInfo buf, MemoryContext cxt, Size mem_limit, FunctionCallIn
 	Size		bytes;
 
 	if (available < sizeof(hdr))
-		corrupted_state("too short for its header");
+		corrupted_state("hash collector", "too short for its header");
 	memcpy(&hdr, buf->data + buf->cursor, sizeof(hdr));
 	if (hdr.magic != HC_SERIAL_MAGIC || hdr.width < 1 || hdr.width > BF_RECORD_MAX_WIDTH)
-		corrupted_state("bad header");
+		corrupted_state("hash collector", "bad header");
 	rb = sizeof(uint64) * hdr.width;
 	if (hdr.count > (available - sizeof(hdr)) / rb)
-		corrupted_state("record count exceeds the data");
+		corrupted_state("hash collector", "record count exceeds the data");
 	bytes = hdr.count * rb;
 	/* the data follow a 16-byte header in a palloc'd buffer: aligned */
 	recs = (const uint64 *) (buf->data + buf->cursor + sizeof(hdr));
 	for (uint64 i = 1; i < hdr.count; i++)
 		if (bf_record_cmp(recs + (i - 1) * hdr.width, recs + i * hdr.width, hdr.width) >= 0)
-			corrupted_state("records are not sorted and distinct");
+			corrupted_state("hash collector", "records are not sorted and distinct");
 
 	hc = hc_create(cxt, (int) hdr.width, mem_limit, fcinfo);
 	if (hdr.count <= hc->max_capacity)
@@ -638,12 +639,7 @@ hc_deserialize(StringInfo buf, MemoryContext cxt, Size mem_limit, FunctionCallIn
 		hc->nbuf = hc->nsorted = hdr.count;
 	}
 	else
-	{
-		HcRun		run = begin_run(hc);
-
-		write_to_run(hc, &run, recs, hdr.count);
-		end_run(hc, &run);
-	}
+		add_run(hc, recs, hdr.count);
 	buf->cursor += sizeof(hdr) + bytes;
 	return hc;
 }
@@ -668,4 +664,53 @@ hc_free(HashCollector *hc)
 	/* a registered shutdown callback still points here: keep the struct */
 	if (!hc->cleanup_registered)
 		pfree(hc);
+}
+
+/* ---------------------------------------------------------------------
+ * Partial states of the data-sized aggregates
+ * --------------------------------------------------------------------- */
+
+bytea *
+hc_state_serialize(const char head[4], uint64 rows, HashCollector *hc)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoSpaces(&buf, VARHDRSZ);
+	appendBinaryStringInfo(&buf, head, 4);
+	/* rows at offset 8: the collector's words then stay 8-byte aligned */
+	appendBinaryStringInfo(&buf, (const char *) &rows, sizeof(uint64));
+	hc_serialize(hc, &buf);
+	SET_VARSIZE(buf.data, buf.len);
+	return (bytea *) buf.data;
+}
+
+HashCollector *
+hc_state_deserialize(bytea *b, const char *agg, char head[4], uint64 *rows,
+					 MemoryContext cxt, FunctionCallInfo fcinfo)
+{
+	StringInfoData si;
+	HashCollector *hc;
+
+	/* the collector reads its words in place: they must be aligned */
+	if ((uintptr_t) b % sizeof(uint64) != 0)
+	{
+		bytea	   *copy = palloc(VARSIZE(b));
+
+		memcpy(copy, b, VARSIZE(b));
+		b = copy;
+	}
+	if (VARSIZE(b) < 16)
+		corrupted_state(agg, "too short for its header");
+	memcpy(head, VARDATA(b), 4);
+	memcpy(rows, VARDATA(b) + 4, sizeof(uint64));
+	/* a read-only view of the payload; the collector copies it */
+	si.data = (char *) b;
+	si.len = VARSIZE(b);
+	si.maxlen = si.len;
+	si.cursor = 16;
+	hc = hc_deserialize(&si, cxt, hc_work_mem_limit(), fcinfo);
+	if (si.cursor != si.len)
+		corrupted_state(agg, "trailing bytes after the set");
+	return hc;
 }

@@ -30,11 +30,11 @@
  *	  Records are opaque to the collector except for the order it sorts them
  *	  in; iteration yields each distinct record once, in ascending order
  *	  (word 0 most significant).
+ *
+ *	  Include postgres.h before this header.
  */
 #ifndef HASH_COLLECTOR_H
 #define HASH_COLLECTOR_H
-
-#include "postgres.h"
 
 #include "fmgr.h"
 #include "lib/stringinfo.h"
@@ -146,5 +146,21 @@ extern HashCollector *hc_deserialize(StringInfo buf, MemoryContext cxt,
 
 /* Releases memory and temporary files; hc must not be used afterwards. */
 extern void hc_free(HashCollector *hc);
+
+/*
+ * The partial state of a data-sized aggregate as a bytea: a 4-byte word of
+ * the aggregate's own (its form, its width), the number of rows aggregated,
+ * then the set, whose records then start 16 bytes in, 8-byte aligned.
+ */
+extern bytea *hc_state_serialize(const char head[4], uint64 rows, HashCollector *hc);
+
+/*
+ * Reads a state hc_state_serialize wrote into head, rows and a new
+ * collector in cxt; ERROR (data_corrupted, naming the aggregate agg) if it
+ * is too short or anything follows the set.
+ */
+extern HashCollector *hc_state_deserialize(bytea *b, const char *agg, char head[4],
+										   uint64 *rows, MemoryContext cxt,
+										   FunctionCallInfo fcinfo);
 
 #endif							/* HASH_COLLECTOR_H */

@@ -15,9 +15,10 @@
  *	  are equal when they have the same number of attributes and equal parts
  *	  (mbf_equal); they order by the number of attributes, then part by part.
  */
-#include "bloomfilter.h"
+#include "postgres.h"
 
-#include "multibloom_core.h"
+#include "bloomfilter.h"
+#include "multibloom.h"
 
 /* The fields "=" compares besides the words, in the order compared. */
 #define FILTER_KEY_FIELDS	7
@@ -99,26 +100,10 @@ hash_bloom_filter(const void *f, uint64 seed)
 
 /* ---- multibloom ---- */
 
-/*
- * A checked, read-only multibloom from argument argno, detoasted if needed:
- * what multibloom.c does for its own functions, where it is private.
- */
 static const void *
 read_multibloom(FunctionCallInfo fcinfo, int argno)
 {
-	struct varlena *raw = (struct varlena *) PG_GETARG_POINTER(argno);
-	MultiBloom *mb;
-	char		errbuf[BLOOM_ERRBUF_SIZE];
-
-	if (bloom_varlena_in_place(raw))
-		mb = (MultiBloom *) raw;
-	else
-		mb = (MultiBloom *) pg_detoast_datum_copy(raw);
-	if (!mbf_struct_check(mb, VARSIZE(mb), errbuf))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("invalid multibloom value: %s", errbuf)));
-	return mb;
+	return PG_GETARG_MULTIBLOOM(argno);
 }
 
 static int
@@ -152,15 +137,15 @@ hash_multibloom_filter(const void *p, uint64 seed)
 
 /* ---- the SQL-callable functions, the same for both types ---- */
 
-typedef struct FilterType
+typedef struct OrderingOps
 {
 	const void *(*read) (FunctionCallInfo fcinfo, int argno);
 	int			(*compare) (const void *a, const void *b);
 	uint64		(*hash) (const void *f, uint64 seed);
-} FilterType;
+} OrderingOps;
 
-static const FilterType bloom_ordering = {read_bloom, compare_blooms, hash_bloom_filter};
-static const FilterType multibloom_ordering = {read_multibloom, compare_multiblooms, hash_multibloom_filter};
+static const OrderingOps bloom_ordering = {read_bloom, compare_blooms, hash_bloom_filter};
+static const OrderingOps multibloom_ordering = {read_multibloom, compare_multiblooms, hash_multibloom_filter};
 
 /*
  * A detoasted copy is freed at once: sorting and hashing call these once
@@ -174,7 +159,7 @@ free_if_copy(FunctionCallInfo fcinfo, const void *value, int argno)
 }
 
 static int
-compare_args(FunctionCallInfo fcinfo, const FilterType *type)
+compare_args(FunctionCallInfo fcinfo, const OrderingOps *type)
 {
 	const void *a = type->read(fcinfo, 0);
 	const void *b = type->read(fcinfo, 1);
@@ -186,7 +171,7 @@ compare_args(FunctionCallInfo fcinfo, const FilterType *type)
 }
 
 static uint64
-hash_arg(FunctionCallInfo fcinfo, const FilterType *type, uint64 seed)
+hash_arg(FunctionCallInfo fcinfo, const OrderingOps *type, uint64 seed)
 {
 	const void *f = type->read(fcinfo, 0);
 	uint64		h = type->hash(f, seed);

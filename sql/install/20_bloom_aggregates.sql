@@ -4,18 +4,18 @@
 -- and deserial functions.  See doc/aggregates.md.
 
 -- Support functions (internal state: not callable from plain SQL).
-CREATE FUNCTION @extschema@.bloom_agg_trans(internal, anyelement)
+CREATE FUNCTION @extschema@.bloom_agg_datasized_trans(internal, anyelement)
 	RETURNS internal
-	AS 'MODULE_PATHNAME', 'bloom_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_agg_trans(internal, anyelement, bigint, float8)
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'bloom_agg_fixed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_agg_trans(internal, anyelement, bigint, float8, text)
+	AS 'MODULE_PATHNAME', 'bloom_agg_datasized_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_fixed_trans(internal, anyelement, bigint, float8)
 	RETURNS internal
 	AS 'MODULE_PATHNAME', 'bloom_agg_fixed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_agg_final(internal)
+CREATE FUNCTION @extschema@.bloom_agg_fixed_trans(internal, anyelement, bigint, float8, text)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_agg_fixed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_datasized_final(internal)
 	RETURNS @extschema@.bloom
-	AS 'MODULE_PATHNAME', 'bloom_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bloom_agg_datasized_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.bloom_agg_fixed_final(internal)
 	RETURNS @extschema@.bloom
 	AS 'MODULE_PATHNAME', 'bloom_agg_fixed_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -29,13 +29,13 @@ CREATE FUNCTION @extschema@.bloom_agg_deserialize(bytea, internal)
 	RETURNS internal
 	AS 'MODULE_PATHNAME', 'bloom_agg_deserialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
-COMMENT ON FUNCTION @extschema@.bloom_agg_trans(internal, anyelement) IS
+COMMENT ON FUNCTION @extschema@.bloom_agg_datasized_trans(internal, anyelement) IS
 	'transition function of bloom_agg(value): collects distinct hashes';
-COMMENT ON FUNCTION @extschema@.bloom_agg_trans(internal, anyelement, bigint, float8) IS
+COMMENT ON FUNCTION @extschema@.bloom_agg_fixed_trans(internal, anyelement, bigint, float8) IS
 	'transition function of bloom_agg(value, capacity, fpp): adds to the filter in place';
-COMMENT ON FUNCTION @extschema@.bloom_agg_trans(internal, anyelement, bigint, float8, text) IS
+COMMENT ON FUNCTION @extschema@.bloom_agg_fixed_trans(internal, anyelement, bigint, float8, text) IS
 	'transition function of bloom_agg(value, capacity, fpp, layout): adds to the filter in place';
-COMMENT ON FUNCTION @extschema@.bloom_agg_final(internal) IS
+COMMENT ON FUNCTION @extschema@.bloom_agg_datasized_final(internal) IS
 	'final function of bloom_agg(value): sizes the filter for the distinct count';
 COMMENT ON FUNCTION @extschema@.bloom_agg_fixed_final(internal) IS
 	'final function of the fixed-shape bloom_agg forms';
@@ -47,10 +47,10 @@ COMMENT ON FUNCTION @extschema@.bloom_agg_deserialize(bytea, internal) IS
 	'deserial function of bloom_agg (parallel aggregation)';
 
 CREATE AGGREGATE @extschema@.bloom_agg(value anyelement) (
-	SFUNC = @extschema@.bloom_agg_trans,
+	SFUNC = @extschema@.bloom_agg_datasized_trans,
 	STYPE = internal,
 	SSPACE = 256,
-	FINALFUNC = @extschema@.bloom_agg_final,
+	FINALFUNC = @extschema@.bloom_agg_datasized_final,
 	COMBINEFUNC = @extschema@.bloom_agg_combine,
 	SERIALFUNC = @extschema@.bloom_agg_serialize,
 	DESERIALFUNC = @extschema@.bloom_agg_deserialize,
@@ -60,7 +60,7 @@ COMMENT ON AGGREGATE @extschema@.bloom_agg(anyelement) IS
 	'filter of all non-null values, sized to their distinct count for a false-positive probability of at most 0.01';
 
 CREATE AGGREGATE @extschema@.bloom_agg(value anyelement, capacity bigint, fpp float8) (
-	SFUNC = @extschema@.bloom_agg_trans,
+	SFUNC = @extschema@.bloom_agg_fixed_trans,
 	STYPE = internal,
 	SSPACE = 1024,
 	FINALFUNC = @extschema@.bloom_agg_fixed_final,
@@ -73,7 +73,7 @@ COMMENT ON AGGREGATE @extschema@.bloom_agg(anyelement, bigint, float8) IS
 	'filter of all non-null values with the shape of bloom_empty(capacity, fpp)';
 
 CREATE AGGREGATE @extschema@.bloom_agg(value anyelement, capacity bigint, fpp float8, layout text) (
-	SFUNC = @extschema@.bloom_agg_trans,
+	SFUNC = @extschema@.bloom_agg_fixed_trans,
 	STYPE = internal,
 	SSPACE = 1024,
 	FINALFUNC = @extschema@.bloom_agg_fixed_final,

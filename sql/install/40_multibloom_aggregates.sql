@@ -7,39 +7,39 @@
 
 -- The state collects distinct rows of hashes (bounded by work_mem, spilling
 -- to temporary files); the final function sizes every part.
-CREATE FUNCTION @extschema@.multibloom_agg_trans(internal, VARIADIC "any")
+CREATE FUNCTION @extschema@.multibloom_agg_datasized_trans(internal, VARIADIC "any")
 	RETURNS internal
-	AS 'MODULE_PATHNAME', 'multibloom_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.multibloom_agg_auto_combine(internal, internal)
+	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_datasized_combine(internal, internal)
 	RETURNS internal
-	AS 'MODULE_PATHNAME', 'multibloom_agg_auto_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.multibloom_agg_auto_serialize(internal)
+	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_datasized_serialize(internal)
 	RETURNS bytea
-	AS 'MODULE_PATHNAME', 'multibloom_agg_auto_serial' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.multibloom_agg_auto_deserialize(bytea, internal)
+	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_serialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_datasized_deserialize(bytea, internal)
 	RETURNS internal
-	AS 'MODULE_PATHNAME', 'multibloom_agg_auto_deserial' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.multibloom_agg_auto_final(internal)
+	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_deserialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_datasized_final(internal)
 	RETURNS @extschema@.multibloom
-	AS 'MODULE_PATHNAME', 'multibloom_agg_auto_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@.multibloom_agg_trans(internal, "any") IS
+	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.multibloom_agg_datasized_trans(internal, "any") IS
 	'transition function of multibloom_agg';
-COMMENT ON FUNCTION @extschema@.multibloom_agg_auto_combine(internal, internal) IS
+COMMENT ON FUNCTION @extschema@.multibloom_agg_datasized_combine(internal, internal) IS
 	'combine function of multibloom_agg';
-COMMENT ON FUNCTION @extschema@.multibloom_agg_auto_serialize(internal) IS
+COMMENT ON FUNCTION @extschema@.multibloom_agg_datasized_serialize(internal) IS
 	'serial function of multibloom_agg';
-COMMENT ON FUNCTION @extschema@.multibloom_agg_auto_deserialize(bytea, internal) IS
+COMMENT ON FUNCTION @extschema@.multibloom_agg_datasized_deserialize(bytea, internal) IS
 	'deserial function of multibloom_agg';
-COMMENT ON FUNCTION @extschema@.multibloom_agg_auto_final(internal) IS
+COMMENT ON FUNCTION @extschema@.multibloom_agg_datasized_final(internal) IS
 	'final function of multibloom_agg: sizes every part for its own distinct count';
 
 CREATE AGGREGATE @extschema@.multibloom_agg(VARIADIC "any") (
-	SFUNC = @extschema@.multibloom_agg_trans,
+	SFUNC = @extschema@.multibloom_agg_datasized_trans,
 	STYPE = internal,
-	FINALFUNC = @extschema@.multibloom_agg_auto_final,
-	COMBINEFUNC = @extschema@.multibloom_agg_auto_combine,
-	SERIALFUNC = @extschema@.multibloom_agg_auto_serialize,
-	DESERIALFUNC = @extschema@.multibloom_agg_auto_deserialize,
+	FINALFUNC = @extschema@.multibloom_agg_datasized_final,
+	COMBINEFUNC = @extschema@.multibloom_agg_datasized_combine,
+	SERIALFUNC = @extschema@.multibloom_agg_datasized_serialize,
+	DESERIALFUNC = @extschema@.multibloom_agg_datasized_deserialize,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE @extschema@.multibloom_agg("any") IS
@@ -51,7 +51,7 @@ COMMENT ON AGGREGATE @extschema@.multibloom_agg("any") IS
 -- binary format, so they run in parallel with the serial result.
 CREATE FUNCTION @extschema@.multibloom_agg_fixed_trans(internal, capacity bigint, fpp float8, VARIADIC "any")
 	RETURNS internal
-	AS 'MODULE_PATHNAME', 'multibloom_agg_sized_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'multibloom_agg_fixed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.multibloom_union_agg_trans(internal, @extschema@.multibloom)
 	RETURNS internal
 	AS 'MODULE_PATHNAME', 'multibloom_union_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -60,10 +60,10 @@ CREATE FUNCTION @extschema@.multibloom_agg_combine(internal, internal)
 	AS 'MODULE_PATHNAME', 'multibloom_agg_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.multibloom_agg_serialize(internal)
 	RETURNS bytea
-	AS 'MODULE_PATHNAME', 'multibloom_agg_serial' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'multibloom_agg_serialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION @extschema@.multibloom_agg_deserialize(bytea, internal)
 	RETURNS internal
-	AS 'MODULE_PATHNAME', 'multibloom_agg_deserial' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'multibloom_agg_deserialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION @extschema@.multibloom_agg_final(internal)
 	RETURNS @extschema@.multibloom
 	AS 'MODULE_PATHNAME', 'multibloom_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -71,7 +71,7 @@ CREATE FUNCTION @extschema@.multibloom_agg_final(internal)
 -- constant shape, so it has its own final function.
 CREATE FUNCTION @extschema@.multibloom_agg_fixed_final(internal)
 	RETURNS @extschema@.multibloom
-	AS 'MODULE_PATHNAME', 'multibloom_agg_sized_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'multibloom_agg_fixed_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.multibloom_agg_fixed_trans(internal, bigint, float8, "any") IS
 	'transition function of multibloom_agg_fixed';
 COMMENT ON FUNCTION @extschema@.multibloom_union_agg_trans(internal, @extschema@.multibloom) IS
