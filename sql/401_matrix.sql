@@ -139,4 +139,4 @@ SELECT bloom_matrix_row_bits(bloom_empty(100));
 -- before full_at the rows stay balanced and at most half full (+ k bits)
 SELECT max(b) <= 1024 + 4 AS at_most_half, max(b) - min(b) < 50 AS balanced
 FROM unnest(bloom_matrix_row_bits(bloom_add_all(bloom_empty_matrix(8, 2048, 4, 2),
-                                                array(SELECT generate_series(1, 3448))))) b;
+                                                array(SELECT generate_series(1, 3416))))) b;

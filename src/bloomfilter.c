@@ -275,6 +275,14 @@ bloom_check_compatible(const BloomFilter *a, const BloomFilter *b, const char *o
 {
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 
+	if (a->hash_scheme != b->hash_scheme)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot %s bloom filters of different hash schemes (%d and %d)",
+						operation, a->hash_scheme, b->hash_scheme),
+				 errdetail("A value has other positions under each scheme, so the bits of one mean nothing to the other."),
+				 errhint("Rebuild the older (scheme %d) filter from its data, e.g. with bloom_agg or bloom_summary_refresh: new filters use hash scheme %d.",
+						 Min(a->hash_scheme, b->hash_scheme), BLOOM_HASH_SCHEME_NEWEST)));
 	if (!bf_compatible(a, b, errbuf))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -160,7 +160,7 @@ bf_init(BloomFilter *f, const BloomShape *s)
 {
 	f->version = BLOOM_FORMAT_VERSION;
 	f->layout = s->layout;
-	f->hash_scheme = BLOOM_HASH_SCHEME_PG_EXTENDED;
+	f->hash_scheme = BLOOM_HASH_SCHEME_NEWEST;
 	f->flags = 0;
 	f->nbits = s->nbits;
 	f->seed = s->seed;
@@ -270,9 +270,16 @@ bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
 	char		da[160],
 				db[160];
 
+	if (a->hash_scheme != b->hash_scheme)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "first filter uses hash scheme %u, second hash scheme %u: the same value has different positions under each",
+				 (unsigned) a->hash_scheme, (unsigned) b->hash_scheme);
+		return false;
+	}
 	bf_get_shape(a, &sa);
 	bf_get_shape(b, &sb);
-	if (shapes_equal(&sa, &sb) && a->hash_scheme == b->hash_scheme)
+	if (shapes_equal(&sa, &sb))
 		return true;
 	if (bf_foldable(a, b))
 		return true;
@@ -369,6 +376,7 @@ bf_fold(const BloomFilter *src, BloomFilter *dst)
 
 	for (uint64_t i = 0; i < n; i++)
 		dst->words[i] = folded_word(src->words, i, f);
+	dst->hash_scheme = src->hash_scheme;
 	dst->inserted = src->inserted;
 	dst->flags = src->flags;
 }

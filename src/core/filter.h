@@ -54,7 +54,11 @@ extern bool bf_shape_for(double capacity, double fpp, int layout,
  */
 extern bool bf_shape_datasized(double ndistinct, BloomShape *shape, char *errbuf);
 
-/* Writes the header of an empty filter of this shape; words must be zeroed. */
+/*
+ * Writes the header of an empty filter of this shape, under the newest hash
+ * scheme (BLOOM_HASH_SCHEME_NEWEST); words must be zeroed.  A filter built
+ * from existing ones keeps theirs (bf_fold; copies keep the header).
+ */
 extern void bf_init(BloomFilter *f, const BloomShape *shape);
 
 extern void bf_get_shape(const BloomFilter *f, BloomShape *shape);
@@ -129,7 +133,9 @@ bf_inserter_add(BfInserter *ins, BloomFilter *f, BloomHash h)
 
 /*
  * True if a and b can be united or intersected; otherwise false and errbuf
- * says why, naming both shapes.
+ * says why: different hash schemes (checked first: the same value has other
+ * positions under each, so no size or shape makes them combine), or
+ * different shapes, naming both.
  */
 extern bool bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf);
 
@@ -144,8 +150,8 @@ extern void bf_intersect_into(BloomFilter *dst, const BloomFilter *src);
 
 /*
  * True if filters of a's and b's shapes fold onto a common size: both
- * auto-sized, classic, with the same hash functions and seed, and
- * power-of-two word counts.  Shapes that are equal need no folding.
+ * auto-sized, classic, with the same hash scheme, hash functions and seed,
+ * and power-of-two word counts.  Shapes that are equal need no folding.
  */
 extern bool bf_foldable(const BloomFilter *a, const BloomFilter *b);
 
@@ -154,6 +160,7 @@ extern bool bf_foldable(const BloomFilter *a, const BloomFilter *b);
  * src's nbits; dst's words must be zeroed): bit j of dst becomes the OR of
  * the f = src/dst adjacent bits j*f .. j*f+f-1 of src.  For the classic
  * layout that is exactly the filter of dst's size holding the same values.
+ * dst takes src's hash scheme, insert count and flags.
  */
 extern void bf_fold(const BloomFilter *src, BloomFilter *dst);
 

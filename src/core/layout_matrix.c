@@ -115,7 +115,7 @@ locator_base(BloomHash h)
 static inline void
 in_row_positions(const BloomFilter *f, BloomHash h, uint64_t *pos)
 {
-	BfProbe		p = bf_probe_start(h);
+	BfProbe		p = bf_probe_start(h, f->hash_scheme);
 	uint64_t	row_bits = bf_matrix_row_bits(f);
 
 	for (uint32_t i = 0; i < f->nhashes; i++)
