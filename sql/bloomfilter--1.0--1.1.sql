@@ -32,42 +32,6 @@ ALTER FUNCTION @extschema@.multibloom_agg_auto_combine(internal, internal)
 ALTER FUNCTION @extschema@.multibloom_agg_auto_final(internal)
 	RENAME TO multibloom_agg_datasized_final;
 
--- The library's entry points took the same names (it still answers to the
--- 1.0 names, for databases not yet updated): point the functions at them.
-CREATE OR REPLACE FUNCTION @extschema@.bloom_agg_datasized_trans(internal, anyelement)
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'bloom_agg_datasized_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.bloom_agg_datasized_final(internal)
-	RETURNS @extschema@.bloom
-	AS 'MODULE_PATHNAME', 'bloom_agg_datasized_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_trans(internal, VARIADIC "any")
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_combine(internal, internal)
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_serialize(internal)
-	RETURNS bytea
-	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_serialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_deserialize(bytea, internal)
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_deserialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_final(internal)
-	RETURNS @extschema@.multibloom
-	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_fixed_trans(internal, capacity bigint, fpp float8, VARIADIC "any")
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'multibloom_agg_fixed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_serialize(internal)
-	RETURNS bytea
-	AS 'MODULE_PATHNAME', 'multibloom_agg_serialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_deserialize(bytea, internal)
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'multibloom_agg_deserialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_fixed_final(internal)
-	RETURNS @extschema@.multibloom
-	AS 'MODULE_PATHNAME', 'multibloom_agg_fixed_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-
 -- ---- multibloom_agg_sized is now multibloom_agg_fixed ----
 
 -- The aggregate is renamed, so views and functions using it follow; the
@@ -264,3 +228,41 @@ UPDATE pg_catalog.pg_operator SET oprcanhash = true, oprcanmerge = true
 WHERE oid OPERATOR(pg_catalog.=) ANY (ARRAY[
 	'@extschema@.=(@extschema@.bloom, @extschema@.bloom)'::pg_catalog.regoperator,
 	'@extschema@.=(@extschema@.multibloom, @extschema@.multibloom)'::pg_catalog.regoperator]::pg_catalog.oid[]);
+
+-- ---- entry points ----
+
+-- The library's entry points took the same names (it still answers to the
+-- 1.0 names, for databases not yet updated): point the functions at them.
+CREATE OR REPLACE FUNCTION @extschema@.bloom_agg_datasized_trans(internal, anyelement)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_agg_datasized_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.bloom_agg_datasized_final(internal)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_agg_datasized_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_trans(internal, VARIADIC "any")
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_combine(internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_serialize(internal)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_serialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_deserialize(bytea, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_deserialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_final(internal)
+	RETURNS @extschema@.multibloom
+	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_fixed_trans(internal, capacity bigint, fpp float8, VARIADIC "any")
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_fixed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_serialize(internal)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME', 'multibloom_agg_serialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_deserialize(bytea, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_deserialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_fixed_final(internal)
+	RETURNS @extschema@.multibloom
+	AS 'MODULE_PATHNAME', 'multibloom_agg_fixed_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
