@@ -266,3 +266,18 @@ CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_deserialize(bytea, interna
 CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_fixed_final(internal)
 	RETURNS @extschema@.multibloom
 	AS 'MODULE_PATHNAME', 'multibloom_agg_fixed_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- ---- set operations ignore a NULL argument, as their aggregates do ----
+
+ALTER FUNCTION @extschema@.bloom_union(@extschema@.bloom, @extschema@.bloom)
+	CALLED ON NULL INPUT;
+ALTER FUNCTION @extschema@.bloom_intersect(@extschema@.bloom, @extschema@.bloom)
+	CALLED ON NULL INPUT;
+ALTER FUNCTION @extschema@.multibloom_union(@extschema@.multibloom, @extschema@.multibloom)
+	CALLED ON NULL INPUT;
+COMMENT ON FUNCTION @extschema@.bloom_union(@extschema@.bloom, @extschema@.bloom) IS
+	'bitwise OR of two filters of the same shape: the union of their sets; a NULL argument is ignored';
+COMMENT ON FUNCTION @extschema@.bloom_intersect(@extschema@.bloom, @extschema@.bloom) IS
+	'bitwise AND of two filters of the same shape: contains at least their common values; a NULL argument is ignored';
+COMMENT ON FUNCTION @extschema@.multibloom_union(@extschema@.multibloom, @extschema@.multibloom) IS
+	'part-by-part OR of two filters of the same shape: the union of their rows; a NULL argument is ignored';

@@ -467,12 +467,19 @@ multibloom_attribute(PG_FUNCTION_ARGS)
  * Union, comparison, statistics
  * --------------------------------------------------------------------- */
 
+/* A NULL argument is ignored, as multibloom_union_agg skips NULL rows. */
 Datum
 multibloom_union(PG_FUNCTION_ARGS)
 {
-	const MultiBloom *a = PG_GETARG_MULTIBLOOM(0);
-	const MultiBloom *b = PG_GETARG_MULTIBLOOM(1);
+	const MultiBloom *a;
+	const MultiBloom *b;
 
+	if (PG_ARGISNULL(0) && PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_POINTER(PG_GETARG_MULTIBLOOM(PG_ARGISNULL(0) ? 1 : 0));
+	a = PG_GETARG_MULTIBLOOM(0);
+	b = PG_GETARG_MULTIBLOOM(1);
 	multibloom_check_compatible(a, b);
 	PG_RETURN_POINTER(multibloom_union_new(a, b));
 }

@@ -89,18 +89,20 @@ CREATE OPERATOR @extschema@.<@ (
 );
 
 -- ---- set operations ----
+-- Not STRICT: a NULL argument is ignored, as the aggregates skip NULL rows
+-- (f(a, NULL) = a, f(NULL, NULL) = NULL).
 
 CREATE FUNCTION @extschema@.bloom_union(a @extschema@.bloom, b @extschema@.bloom)
 	RETURNS @extschema@.bloom
-	AS 'MODULE_PATHNAME', 'bloom_union' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bloom_union' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.bloom_union(@extschema@.bloom, @extschema@.bloom) IS
-	'bitwise OR of two filters of the same shape: the union of their sets';
+	'bitwise OR of two filters of the same shape: the union of their sets; a NULL argument is ignored';
 
 CREATE FUNCTION @extschema@.bloom_intersect(a @extschema@.bloom, b @extschema@.bloom)
 	RETURNS @extschema@.bloom
-	AS 'MODULE_PATHNAME', 'bloom_intersect' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bloom_intersect' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.bloom_intersect(@extschema@.bloom, @extschema@.bloom) IS
-	'bitwise AND of two filters of the same shape: contains at least their common values';
+	'bitwise AND of two filters of the same shape: contains at least their common values; a NULL argument is ignored';
 
 CREATE OPERATOR @extschema@.| (
 	LEFTARG = @extschema@.bloom, RIGHTARG = @extschema@.bloom,
