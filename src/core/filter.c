@@ -270,6 +270,8 @@ bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
 	char		da[160],
 				db[160];
 
+	if (!bf_matrix_same_ties(a, b, errbuf))
+		return false;
 	bf_get_shape(a, &sa);
 	bf_get_shape(b, &sb);
 	if (shapes_equal(&sa, &sb) && a->hash_scheme == b->hash_scheme)
@@ -440,6 +442,8 @@ bf_equal(const BloomFilter *a, const BloomFilter *b)
 	bf_get_shape(a, &sa);
 	bf_get_shape(b, &sb);
 	if (!shapes_equal(&sa, &sb) || a->hash_scheme != b->hash_scheme)
+		return false;
+	if (bf_matrix_ties_first(a) != bf_matrix_ties_first(b))
 		return false;
 	return memcmp(a->words, b->words, 8 * bf_nwords(a)) == 0;
 }
