@@ -1,5 +1,5 @@
--- The 'matrix' layout (M-BMBF of Yang & Huang): explicit construction and
--- per-row inspection.  bloom_empty(capacity, fpp, 'matrix') sizes one from a
+-- The 'matrix' layout (M-BMBF of Yang & Huang): explicit construction (with
+-- a tie rule), per-row inspection and the tie rule of a filter.  bloom_empty(capacity, fpp, 'matrix') sizes one from a
 -- capacity; every other bloom function works on it unchanged.
 
 CREATE FUNCTION @extschema@.bloom_empty_matrix(
