@@ -232,6 +232,9 @@ bf_matrix_estimate_count(const BloomFilter *f)
 
 	if (bits >= f->nbits)
 		return INFINITY;
+	/* one candidate: no choice, and the model is the classic formula */
+	if (f->locators == 1 || bits == 0)
+		return bf_count_from_fill((double) f->nbits, f->nhashes, (double) bits);
 	return bf_matrix_model_count(&shape, (double) bits / (double) f->nbits);
 }
 
