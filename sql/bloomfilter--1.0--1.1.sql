@@ -229,6 +229,24 @@ WHERE oid OPERATOR(pg_catalog.=) ANY (ARRAY[
 	'@extschema@.=(@extschema@.bloom, @extschema@.bloom)'::pg_catalog.regoperator,
 	'@extschema@.=(@extschema@.multibloom, @extschema@.multibloom)'::pg_catalog.regoperator]::pg_catalog.oid[]);
 
+-- ---- the matrix layout: uneven groups, a tie rule ----
+
+COMMENT ON FUNCTION @extschema@.bloom_empty_matrix(integer, bigint, integer, integer) IS
+	'empty matrix (M-BMBF) filter: rows x row_bits bits, nhashes bits per value, locators candidate rows per value (1 <= locators <= rows, groups as even as possible); ties go to the emptier row';
+
+CREATE FUNCTION @extschema@.bloom_empty_matrix(
+	"rows" integer, row_bits bigint, nhashes integer, locators integer, ties text)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_empty_matrix' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_empty_matrix(integer, bigint, integer, integer, text) IS
+	'empty matrix (M-BMBF) filter with a tie rule: ''emptier'' (the default, rows fill together) or ''first'' (the paper''s Table 1: groups fill one after another)';
+
+CREATE FUNCTION @extschema@.bloom_matrix_ties(f @extschema@.bloom)
+	RETURNS text
+	AS 'MODULE_PATHNAME', 'bloom_matrix_ties' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_matrix_ties(@extschema@.bloom) IS
+	'how a matrix filter breaks ties between candidate rows that need equally few new bits: ''emptier'' or ''first''';
+
 -- ---- entry points ----
 
 -- The library's entry points took the same names (it still answers to the

@@ -54,7 +54,8 @@
 
 /* Flags (header byte 3).  Unknown flags are rejected by readers. */
 #define BLOOM_FLAG_AUTOSIZED	0x01	/* built by a sizing aggregate */
-#define BLOOM_KNOWN_FLAGS		(BLOOM_FLAG_AUTOSIZED)
+#define BLOOM_FLAG_MATRIX_TIES_FIRST	0x02	/* matrix only: see layout_matrix.h */
+#define BLOOM_KNOWN_FLAGS		(BLOOM_FLAG_AUTOSIZED | BLOOM_FLAG_MATRIX_TIES_FIRST)
 
 /* Blocked layout: one block is one 64-byte cache line. */
 #define BLOOM_BLOCK_BITS		512

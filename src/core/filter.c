@@ -277,6 +277,8 @@ bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
 				 (unsigned) a->hash_scheme, (unsigned) b->hash_scheme);
 		return false;
 	}
+	if (!bf_matrix_same_ties(a, b, errbuf))
+		return false;
 	bf_get_shape(a, &sa);
 	bf_get_shape(b, &sb);
 	if (shapes_equal(&sa, &sb))
@@ -448,6 +450,8 @@ bf_equal(const BloomFilter *a, const BloomFilter *b)
 	bf_get_shape(a, &sa);
 	bf_get_shape(b, &sb);
 	if (!shapes_equal(&sa, &sb) || a->hash_scheme != b->hash_scheme)
+		return false;
+	if (bf_matrix_ties_first(a) != bf_matrix_ties_first(b))
 		return false;
 	return memcmp(a->words, b->words, 8 * bf_nwords(a)) == 0;
 }

@@ -69,6 +69,12 @@ header_check(uint8_t version, uint8_t scheme, uint8_t flags,
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "unknown flags 0x%02x", (unsigned) flags);
 		return false;
 	}
+	if ((flags & BLOOM_FLAG_MATRIX_TIES_FIRST) && s->layout != BLOOM_LAYOUT_MATRIX)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "flag 0x%02x is only for the matrix layout",
+				 (unsigned) BLOOM_FLAG_MATRIX_TIES_FIRST);
+		return false;
+	}
 	if (reserved1 != 0 || reserved2 != 0)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "reserved header fields are not zero");
