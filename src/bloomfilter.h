@@ -8,6 +8,7 @@
 #define BLOOMFILTER_H
 
 #include "postgres.h"
+#include "pg_compat.h"
 
 #include "access/detoast.h"
 #include "fmgr.h"
@@ -37,7 +38,7 @@ extern const BloomFilter *bloom_from_datum(Datum d);
 #define PG_RETURN_BLOOM(f)	PG_RETURN_POINTER(f)
 
 /* ERROR for a shape the core rejected (errbuf holds its reason). */
-extern void bloom_report_shape_error(const char *errbuf) pg_attribute_noreturn();
+pg_noreturn extern void bloom_report_shape_error(const char *errbuf);
 
 /* ERROR unless a and b can be united or intersected. */
 extern void bloom_check_compatible(const BloomFilter *a, const BloomFilter *b,
