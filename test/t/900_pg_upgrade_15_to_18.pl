@@ -92,7 +92,7 @@ SELECT (SELECT string_agg(format('bloom %s %s %s', id, octet_length(f::bytea),
         FROM multiblooms)};
 my $probes = q{
 SELECT (SELECT string_agg(format('bloom %s %s', id,
-                                 (SELECT string_agg(bloom_contains(f, g)::text, '' ORDER BY g)
+                                 (SELECT string_agg(bloom_contains(f, g)::int::text, '' ORDER BY g)
                                   FROM generate_series(1, 40) g)), E'\n' ORDER BY id)
         FROM blooms WHERE f IS NOT NULL AND note NOT LIKE '%text%')
        || E'\n' ||
@@ -101,17 +101,30 @@ SELECT (SELECT string_agg(format('bloom %s %s', id,
         FROM multiblooms WHERE id = 1)
        || E'\n' ||
        (SELECT string_agg(format('multibloom %s %s', id,
-                                 (SELECT string_agg(multibloom_contains(f, g, g % 7, 'k' || g)::text, ''
+                                 (SELECT string_agg(multibloom_contains(f, g, g % 7, 'k' || g)::int::text, ''
                                                     ORDER BY g)
                                   FROM generate_series(1, 40) g)), E'\n' ORDER BY id)
         FROM multiblooms WHERE id IN (2, 4))};
 my $before = $old->safe_psql('stored', $fingerprint);
 my $answers = $old->safe_psql('stored', $probes);
 like($before, qr/^bloom 1 \d+ [0-9a-f]{64}$/m, 'the stored values are fingerprinted');
-like($answers, qr/^bloom 6 t{40}$/m, 'the stored filters answer on the old server');
-like($answers, qr/^multibloom 4 t{40}$/m, 'the stored multibloom filters answer on the old server');
+like($answers, qr/^bloom 6 1{40}$/m, 'the stored filters answer on the old server');
+like($answers, qr/^multibloom 4 1{40}$/m, 'the stored multibloom filters answer on the old server');
 my $extversion = $old->safe_psql('stored',
 	"SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter'");
+
+# Debian 12's PostgreSQL 15 (15.20-0+deb12u1) stamps every column with an
+# attribute option, pg_attver, that no upstream release knows: pg_upgrade to
+# an upstream 18 then fails on "ALTER COLUMN ... SET (pg_attver=...)" for
+# any table, whatever its types.  The option has no bearing on storage; it
+# is cleared from this database's own tables so that the upgrade can test
+# what this file is about.
+my $stamped = $old->safe_psql('stored', q{
+	UPDATE pg_attribute SET attoptions = NULL
+	WHERE attrelid IN (SELECT oid FROM pg_class WHERE relnamespace = 'public'::regnamespace)
+	  AND array_to_string(attoptions, ',') ~ '^pg_attver=[0-9]+$'
+	RETURNING 1});
+note 'cleared the pg_attver option of ' . scalar(my @n = split /\n/, $stamped) . ' columns' if $stamped;
 $old->stop;
 
 my $new = PostgreSQL::Test::Cluster->new('new');
@@ -119,7 +132,7 @@ $new->init(extra => ['--data-checksums']);
 
 # pg_upgrade writes its scripts into the current directory.
 chdir ${PostgreSQL::Test::Utils::tmp_check};
-command_ok(
+my $upgraded = run_log(
 	[
 		'pg_upgrade', '--no-sync',
 		'--old-datadir' => $old->data_dir,
@@ -130,8 +143,19 @@ command_ok(
 		'--old-port' => $old->port,
 		'--new-port' => $new->port,
 		'--copy',
-	],
-	"pg_upgrade from $old_major to $new_major");
+	]);
+ok($upgraded, "pg_upgrade from $old_major to $new_major");
+if (!$upgraded)
+{
+	# its own logs, which it leaves in the new cluster's directory
+	for my $log (glob($new->data_dir . '/pg_upgrade_output.d/*/log/*.log'))
+	{
+		my @lines = split /^/, slurp_file($log);
+		splice(@lines, 0, @lines - 40) if @lines > 40;
+		diag("---- $log (last 40 lines)\n", @lines);
+	}
+	die "pg_upgrade failed\n";
+}
 
 $new->start;
 is($new->safe_psql('postgres', 'SHOW server_version_num') =~ s/\d{4}$//r,
