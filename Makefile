@@ -96,6 +96,18 @@ valgrind-check:
 
 .PHONY: sanitize-check valgrind-check
 
+# ---- PGXN: make dist writes bloomfilter-<version>.zip, the committed tree
+# of HEAD (git archive) under a bloomfilter-<version>/ prefix ----
+DIST_VERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
+DIST_NAME = $(EXTENSION)-$(DIST_VERSION)
+
+dist:
+	git archive --format=zip --prefix=$(DIST_NAME)/ -o $(DIST_NAME).zip HEAD
+
+EXTRA_CLEAN += $(DIST_NAME).zip
+
+.PHONY: dist
+
 # Every object depends on every header of src/ (a small project: simpler than
 # generated dependency files, and a changed header never links stale code).
 $(OBJS): $(wildcard src/*.h)
