@@ -7,6 +7,7 @@
 #                         else built from Debian's source package into $PG_CACHE
 #   use_postgres CONFIG   run against the installation of that pg_config
 #                         (sets PG_CONFIG, PGBIN, PG_MAJOR, PG_VERSION)
+#   copy_checkout DIR     copy the checkout to DIR (owned by postgres)
 #   build_and_install DIR build a copy of the checkout in DIR, make install
 #                         (build_copy, take_install_lock, install_copy)
 #   start_cluster NAME    initdb + start a throwaway cluster (as postgres) on a free port
@@ -145,24 +146,27 @@ PG_FALLBACK_SOURCES=(
 # fetch_pg_source MAJOR DIR: the original tarball of postgresql-MAJOR,
 # unpacked into DIR/postgresql-X.Y; prints that version.
 fetch_pg_source() {
-    local major=$1 dir=$2 orig version entry m v sum
+    local major=$1 dir=$2 orig= version entry m v sum
     log >&2 "PostgreSQL $major: fetching the source package postgresql-$major"
     private_apt apt-get update >"$dir/apt.log" 2>&1 ||
         { cat "$dir/apt.log" >&2; die "apt-get update (private sources) failed"; }
-    if ! (cd "$dir" && private_apt apt-get source --download-only "postgresql-$major") \
+    if (cd "$dir" && private_apt apt-get source --download-only "postgresql-$major") \
             >>"$dir/apt.log" 2>&1; then
+        orig=$(compgen -G "$dir/postgresql-${major}_*.orig.tar.*" | head -n 1)
+    else
         for entry in "${PG_FALLBACK_SOURCES[@]}"; do
             read -r m v sum <<<"$entry"
             [ "$m" = "$major" ] || continue
             log >&2 "PostgreSQL $major: the archive's current upload is not on the mirror; fetching $v"
+            orig="$dir/postgresql-${major}_$v.orig.tar.bz2"
             /usr/lib/apt/apt-helper -o APT::Sandbox::User=root download-file \
-                "$(debian_mirror)/pool/main/p/postgresql-$major/postgresql-${major}_$v.orig.tar.bz2" \
-                "$dir/postgresql-${major}_$v.orig.tar.bz2" "SHA256:$sum" >>"$dir/apt.log" 2>&1 ||
+                "$(debian_mirror)/pool/main/p/postgresql-$major/$(basename "$orig")" \
+                "$orig" "SHA256:$sum" >>"$dir/apt.log" 2>&1 ||
                 { cat "$dir/apt.log" >&2; die "could not fetch the source of PostgreSQL $major"; }
         done
     fi
-    orig=$(ls "$dir"/postgresql-"$major"_*.orig.tar.* 2>/dev/null | head -n 1)
-    [ -n "$orig" ] || { cat "$dir/apt.log" >&2; die "no original tarball of postgresql-$major in $dir"; }
+    [ -n "$orig" ] && [ -f "$orig" ] ||
+        { cat "$dir/apt.log" >&2; die "no original tarball of postgresql-$major in $dir"; }
     tar -C "$dir" -xf "$orig"
     version=$(basename "$orig"); version=${version#postgresql-"$major"_}; version=${version%.orig.tar.*}
     [ -d "$dir/postgresql-$version" ] || die "$orig did not unpack to postgresql-$version"
@@ -261,6 +265,15 @@ take_install_lock() {
     fi
 }
 
+# copy_checkout DIR: the checkout's files in DIR, owned by postgres, without
+# what a build or a test run left in it.
+copy_checkout() {
+    as_postgres mkdir -p "$1"
+    tar -C "$REPO_ROOT" --exclude=./.git --exclude=./results --exclude=./tmp_check \
+        --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=./test/fuzz/work \
+        -cf - . | as_postgres tar -C "$1" -xf -
+}
+
 # build_copy DIR: a copy of the checkout in DIR, owned by postgres (so that
 # pg_regress and prove can write their results there), built as postgres
 # for $PG_CONFIG.  Objects in the checkout are left out: they may have been
@@ -268,10 +281,7 @@ take_install_lock() {
 # Makefile, so that a packager's newer compiler does not fail the build.
 build_copy() {
     local dir=$1 buildlog="$WORK_DIR/build-$PG_MAJOR.log"
-    as_postgres mkdir -p "$dir"
-    tar -C "$REPO_ROOT" --exclude=./.git --exclude=./results --exclude=./tmp_check \
-        --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=./test/fuzz/work \
-        -cf - . | as_postgres tar -C "$dir" -xf -
+    copy_checkout "$dir"
     log "building for PostgreSQL $PG_VERSION in $dir"
     if ! as_postgres make -C "$dir" -j"$(nproc)" PG_CONFIG="$PG_CONFIG" COPT=-Werror \
             >"$buildlog" 2>&1; then
