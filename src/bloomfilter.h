@@ -8,6 +8,8 @@
 #ifndef BLOOMFILTER_H
 #define BLOOMFILTER_H
 
+#include "pg_compat.h"
+
 #include "access/detoast.h"
 #include "common/hashfn.h"
 #include "fmgr.h"
@@ -104,7 +106,8 @@ extern void bloom_report_shape_error(const char *errbuf) pg_attribute_noreturn()
  */
 extern BloomFilter *bloom_alloc(const BloomShape *shape);
 
-/* ERROR unless a and b can be united or intersected (operation: "unite"). */
+#include "pg_compat.h"
+
 extern void bloom_check_compatible(const BloomFilter *a, const BloomFilter *b,
 								   const char *operation);
 
