@@ -98,7 +98,7 @@ extern void bloom_shape_for_capacity(int64 capacity, double fpp, int layout,
 									 BloomShape *shape);
 
 /* ERROR for a shape the core rejected (errbuf holds its reason). */
-extern void bloom_report_shape_error(const char *errbuf) pg_attribute_noreturn();
+pg_noreturn extern void bloom_report_shape_error(const char *errbuf);
 
 /*
  * Allocates an empty filter of a valid shape in the current memory context.

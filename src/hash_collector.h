@@ -37,6 +37,8 @@
 #ifndef HASH_COLLECTOR_H
 #define HASH_COLLECTOR_H
 
+#include "pg_compat.h"
+
 #include "fmgr.h"
 #include "storage/buffile.h"
 
