@@ -270,17 +270,59 @@ bloom_alloc(const BloomShape *shape)
 	return f;
 }
 
+static void
+report_incompatible(const char *errbuf, const char *operation)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("cannot %s bloom filters of different shapes", operation),
+			 errdetail("The %s.", errbuf),
+			 errhint("Filters combine only when built with the same layout, number of bits, number of hash functions and seed, e.g. the same bloom_empty(capacity, fpp) arguments.")));
+}
+
 void
 bloom_check_compatible(const BloomFilter *a, const BloomFilter *b, const char *operation)
 {
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 
 	if (!bf_compatible(a, b, errbuf))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot %s bloom filters of different shapes", operation),
-				 errdetail("The %s.", errbuf),
-				 errhint("Filters combine only when built with the same layout, number of bits, number of hash functions and seed, e.g. the same bloom_empty(capacity, fpp) arguments.")));
+		report_incompatible(errbuf, operation);
+}
+
+void
+bloom_setop_plan(const BloomFilter *a, const BloomFilter *b, bool intersect, BfSetop *op)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+
+	if (!bf_compatible(a, b, errbuf))
+		report_incompatible(errbuf, intersect ? "intersect" : "unite");
+	/* compatible filters fail only when a merged list is too large to size */
+	if (!bf_setop_plan(a, b, intersect, op, errbuf))
+		bloom_report_shape_error(errbuf);
+}
+
+BloomFilter *
+bloom_setop_result(const BloomFilter *a, const BloomFilter *b, const BfSetop *op)
+{
+	BloomFilter *result;
+
+	/* every result shape passed the core's size limit */
+	if (op->bytes > MaxAllocSize)
+		elog(ERROR, "bloom filter set operation result of %llu bytes",
+			 (unsigned long long) op->bytes);
+	result = (BloomFilter *) palloc0((Size) op->bytes);
+	SET_VARSIZE(result, op->bytes);
+	bf_setop_build(result, a, b, op);
+	return result;
+}
+
+BloomFilter *
+bloom_setop(const BloomFilter *a, const BloomFilter *b, bool intersect)
+{
+	BfSetop		op;
+
+	bloom_setop_plan(a, b, intersect, &op);
+	return bloom_setop_result(a, b, &op);
 }
 
 /* ---------------------------------------------------------------------

@@ -3,7 +3,8 @@
  *	  Writes the seed corpora of the fuzz harnesses into DIR/fuzz_bloom and
  *	  DIR/fuzz_multibloom: small valid filters of every layout, in each of
  *	  the harness's input modes, pairs that unite (equal shapes, auto-sized
- *	  filters of different sizes that fold) and that do not, and hand-made
+ *	  filters of different sizes that fold, explicit lists with lists and
+ *	  bit arrays, empty data-sized filters) and that do not, and hand-made
  *	  edge cases (every header field just out of range, truncated and padded
  *	  payloads, tail bits, bad base64, multibloom part lengths and seeds).
  *
@@ -18,6 +19,7 @@
 #include "unit.h"				/* the tests' multibloom part shapes */
 
 #include "core/base64.h"
+#include "core/hash_records.h"
 #include "core/multibloom.h"
 
 static const char *outdir;
@@ -259,6 +261,107 @@ write_bloom_fold_pairs(void)
 	}
 }
 
+/* A data-sized filter of the values from .. to-1: a list, or nwords words. */
+static BloomFilter *
+build_datasized(unsigned from, unsigned to, uint64_t nwords, uint64_t seed)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	uint64_t	h[1024];
+	size_t		n = 0;
+	BloomShape	s;
+	BloomFilter *f;
+	BfBuilder	b;
+
+	for (unsigned v = from; v < to && n < 1024; v++)
+		h[n++] = hash_int_seeded(v, seed);
+	n = bf_records_sort_unique(h, 0, n, 1);
+	if (nwords)
+		s = (BloomShape) {BLOOM_LAYOUT_CLASSIC, 64 * nwords, BLOOM_AUTO_NHASHES, seed, 0, 0};
+	else if (!bf_shape_collected((double) n, seed, &s, errbuf))
+		exit(1);
+	f = calloc(1, bf_shape_bytes(&s));
+	f->vl_len_ = (int32_t) bf_shape_bytes(&s);
+	bf_init(f, &s);
+	f->flags = BLOOM_FLAG_AUTOSIZED;
+	bf_builder_start(&b, f);
+	for (size_t i = 0; i < n; i++)
+		bf_builder_add(&b, h[i]);
+	bf_builder_finish(&b);
+	f->inserted = to - from;
+	return f;
+}
+
+/*
+ * Explicit lists in every mode, paired with lists (merged, and promoted
+ * past the maximum), with data-sized bit arrays, with fixed shapes (they do
+ * not combine), and empty data-sized filters with larger ones (the
+ * identity); then a list damaged field by field.
+ */
+static void
+write_bloom_list_seeds(void)
+{
+	BloomFilter *empty = build_datasized(0, 0, 0, 0);
+	BloomFilter *three = build_datasized(0, 3, 0, 0);
+	BloomFilter *three_more = build_datasized(2, 5, 0, 0);
+	BloomFilter *full = build_datasized(100, 100 + BLOOM_EXPLICIT_MAX, 0, 0);
+	BloomFilter *bits = build_datasized(1000, 1300, 64, 0);
+	BloomFilter *odd_bits = build_datasized(1000, 1030, 5, 0);
+	BloomFilter *empty_bits = build_datasized(0, 0, 1, 0);
+	BloomFilter *seeded = build_datasized(0, 3, 0, 9);
+	BloomShape	fixed_shape = {BLOOM_LAYOUT_CLASSIC, 4096, 7, 0, 0, 0};
+	BloomFilter *fixed = build(&fixed_shape, 20);
+	const struct
+	{
+		const char *tag;
+		const BloomFilter *a;
+		const BloomFilter *b;
+	}			pairs[] = {
+		{"list-empty", empty, three},
+		{"list-3", three, three_more},
+		{"list-full", full, three},
+		{"list-3-bits", three, bits},
+		{"list-bits-3", bits, three},
+		{"list-3-fixed", three, fixed},
+		{"list-3-seed9", three, seeded},
+		{"list-empty-empty-bits", empty, empty_bits},
+		{"list-empty-bits-large", empty_bits, bits},
+		{"list-empty-bits-odd", empty_bits, odd_bits},
+		{"list-odd-3", odd_bits, three},
+	};
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		write_filter(pairs[i].tag, pairs[i].a, pairs[i].b);
+	{
+		size_t		len;
+		uint8_t    *w = wire_of(three, &len);
+		uint8_t    *d = malloc(len + 16);
+		const HeaderEdit edits[] = {
+			{"list-flags0", BF_WIRE_FLAGS, 1, 0},
+			{"list-nhashes7", BF_WIRE_NHASHES, 4, 7},
+			{"list-rows1", BF_WIRE_ROWS, 4, 1},
+			{"list-full-at0", BF_WIRE_FULL_AT, 8, 0},
+			{"list-nbits-short", BF_WIRE_NBITS, 8, 128},
+			{"list-nbits-odd", BF_WIRE_NBITS, 8, 191},
+			{"list-nbits-max-plus1", BF_WIRE_NBITS, 8, 64 * (BLOOM_EXPLICIT_MAX + 1)},
+			{"list-repeat", BF_WIRE_WORDS + 8, 8, three->words[0]},
+			{"list-unsorted", BF_WIRE_WORDS, 8, UINT64_MAX},
+		};
+
+		write_edits(w, len, edits, sizeof(edits) / sizeof(edits[0]), d);
+		free(d);
+		free(w);
+	}
+	free(empty);
+	free(three);
+	free(three_more);
+	free(full);
+	free(bits);
+	free(odd_bits);
+	free(empty_bits);
+	free(seeded);
+	free(fixed);
+}
+
 /* ---- multibloom ---- */
 
 /* A multibloom of these part shapes with nrows rows, or NULL if invalid. */
@@ -460,6 +563,41 @@ write_multibloom_seeds(void)
 		free(w2);
 	}
 
+	/* an empty auto-sized value and a larger one: the identity of union */
+	{
+		static const uint64_t one[] = {64, 64, 64};
+		static const uint64_t odd[] = {320, 192, 448};
+
+		unit_classic_parts(2, one, shapes);
+		mb = build_mb(2, shapes, 0, true, &total);
+		w = mb_wire_of(mb, &len);
+		free(mb);
+		unit_classic_parts(2, odd, shapes);
+		mb = build_mb(2, shapes, 30, true, &total);
+		w2 = mb_wire_of(mb, &len2);
+		write_pair("pair-auto-empty-odd", w, len, w2, len2);
+		write_pair("pair-auto-odd-empty", w2, len2, w, len);
+		/* attribute 1's part replaced by an empty list of its seed: rejected */
+		{
+			size_t		head = MULTIBLOOM_WIRE_FIXED_BYTES + 8 * 3;
+			size_t		part0 = bf_get_le64(w2 + MULTIBLOOM_WIRE_FIXED_BYTES);
+			BloomFilter *list = build_datasized(0, 0, 0, mbf_part_seed(0, 2));
+			size_t		llen = bf_wire_bytes(list);
+			uint8_t    *d = malloc(len2);
+
+			memcpy(d, w2, head);
+			bf_put_le64(d + MULTIBLOOM_WIRE_FIXED_BYTES, llen);
+			bf_serialize(list, d + head);
+			memcpy(d + head + llen, w2 + head + part0, len2 - head - part0);
+			write_seed("binary-bad-part-explicit", 1, d, len2 - part0 + llen);
+			free(d);
+			free(list);
+		}
+		free(mb);
+		free(w);
+		free(w2);
+	}
+
 	/* parts of the other layouts, which only a hand-made value holds */
 	{
 		unit_mixed_layout_parts(shapes);
@@ -579,6 +717,7 @@ main(int argc, char **argv)
 		write_damaged(first_classic);
 	free(first_classic);
 	write_bloom_fold_pairs();
+	write_bloom_list_seeds();
 	write_text_edge_cases();
 	printf("wrote %d seeds to %s\n", nseeds, outdir);
 
