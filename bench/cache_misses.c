@@ -4,7 +4,10 @@
  *	  valgrind --tool=cachegrind (or perf stat where the hardware counters
  *	  are available).  See bench/cache_misses.sh and doc/performance.md.
  *
- *	  usage: cache_misses classic|blocked capacity probes
+ *	  usage: cache_misses classic|blocked capacity probes [scheme]
+ *
+ *	  scheme is the hash scheme of the filter: 2 (new filters, the default)
+ *	  or 1 (stored filters), to compare the cost of their positions.
  *
  *	  The filter is sized by bf_shape_for(capacity, 0.01) and filled with
  *	  random words, half the bits set (a filter at capacity has 0.52 of its
@@ -40,9 +43,9 @@ main(int argc, char **argv)
 				hits = 0;
 	int			layout;
 
-	if (argc != 4 || (layout = bf_layout_from_name(argv[1])) < 0)
+	if (argc < 4 || argc > 5 || (layout = bf_layout_from_name(argv[1])) < 0)
 	{
-		fprintf(stderr, "usage: %s classic|blocked capacity probes\n", argv[0]);
+		fprintf(stderr, "usage: %s classic|blocked capacity probes [scheme]\n", argv[0]);
 		return 2;
 	}
 	capacity = atof(argv[2]);
@@ -55,6 +58,8 @@ main(int argc, char **argv)
 	/* 64-byte aligned words, as the server keeps a cached filter */
 	f = aligned_alloc(64, (bf_shape_bytes(&shape) + 63) / 64 * 64);
 	bf_init(f, &shape);
+	if (argc == 5)
+		f->hash_scheme = (uint8_t) atoi(argv[4]);
 	for (uint64_t w = 0; w < bf_nwords(f); w++)
 		f->words[w] = next_random();
 

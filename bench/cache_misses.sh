@@ -5,13 +5,15 @@
 # so each shape runs with the last level set to the L2 (L2_CACHE, default
 # 1 MB, 8-way) and to the L3 (L3_CACHE, default 32 MB, 16-way) of the
 # machine the numbers in doc/performance.md come from.
-# KEYS lists the capacities (default 100000 10000000 100000000).
+# KEYS lists the capacities (default 100000 10000000 100000000); SCHEME the
+# hash scheme of the filters (default 2, new filters; 1: stored filters).
 # Each shape runs twice, with 0 and with PROBES probes; the difference is
 # the cost of the probes alone.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PROBES=${PROBES:-1000000}
 KEYS=${KEYS:-100000 10000000 100000000}
+SCHEME=${SCHEME:-2}
 L1=${L1_CACHE:-49152,12,64}
 L2=${L2_CACHE:-1048576,8,64}
 L3=${L3_CACHE:-33554432,16,64}
@@ -22,7 +24,7 @@ misses() {	# LL-config layout capacity probes -> "instructions D1-misses LL-miss
 	shift
 	valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null \
 		--D1="$L1" --LL="$ll" \
-		"$out/cache_misses" "$@" 2>&1 >/dev/null |
+		"$out/cache_misses" "$@" "$SCHEME" 2>&1 >/dev/null |
 		awk '/I *refs:/ { gsub(",", "", $4); i = $4 }
 		     /D1  misses:/ { gsub(",", "", $4); d = $4 }
 		     /LLd misses:/ { gsub(",", "", $4); l = $4 }

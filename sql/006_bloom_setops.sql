@@ -18,4 +18,4 @@ SELECT a = bloom_add_all(bloom_empty(1000), ARRAY[1, 2, 3]) AS a_untouched FROM 
 SELECT bloom_union(bloom_empty(1000), bloom_empty(2000));
 SELECT bloom_empty(1000) & bloom_empty(1000, 0.001);
 SELECT bloom_empty_with(1024, 3) | bloom_empty_with(1024, 4);
-SELECT bloom_union(NULL, bloom_empty(10)) IS NULL AS strict;
+SELECT bloom_union(NULL, bloom_empty(10)) = bloom_empty(10) AS null_ignored;

@@ -34,21 +34,33 @@ FROM us_days a, us_days e WHERE a.d = 1 AND e.d = 6;
 SELECT (bloom_info(bloom_intersect_agg(f))).layout, (bloom_info(bloom_intersect_agg(f))).nbits
 FROM us_days;
 
--- a data-sized filter stored empty before lists existed: 64 bits, flag 1
+-- a data-sized filter stored empty before lists existed: 64 bits, flag 1,
+-- hash scheme 1
 CREATE TEMP TABLE us_old AS SELECT
   ('\x010001014000000000000000000000000000000000000000000000000700000000000000'
    '0000000000000000ffffffffffffffff00000000000000000000000000000000')::bytea::bloom AS empty64;
-SELECT (bloom_info(empty64)).layout, (bloom_info(empty64)).nbits, (bloom_info(empty64)).flags FROM us_old;
+SELECT (bloom_info(empty64)).layout, (bloom_info(empty64)).nbits, (bloom_info(empty64)).flags,
+       get_byte(empty64::bytea, 2) AS scheme
+FROM us_old;
 -- it is the identity too, whatever its size
 SELECT (bloom_info(a.f | o.empty64)).nbits AS big_or_old_empty,
        a.f | o.empty64 = a.f AND o.empty64 | a.f = a.f AS identity,
        (SELECT (bloom_info(bloom_union_agg(f))).nbits
         FROM (SELECT f FROM us_days UNION ALL SELECT empty64 FROM us_old) s) AS union_agg_bits
 FROM us_days a, us_old o WHERE a.d = 1;
--- ... but a small bit array with values still folds a large one onto its
--- size (64 bits for 6 values: every probe matches)
+-- a list holds value hashes, not positions: it adds its values to a
+-- stored scheme-1 bit array under scheme 1
+SELECT get_byte(u::bytea, 2) AS scheme, (bloom_info(u)).nbits, (bloom_info(u)).inserted,
+       (SELECT count(*) FROM generate_series(1, 5) g WHERE bloom_contains(u, g)) +
+       (SELECT count(*) FROM generate_series(100, 102) g WHERE bloom_contains(u, g)) AS found
+FROM (SELECT bloom_add_all(o.empty64, ARRAY[1, 2, 3, 4, 5]) | (SELECT bloom_agg(g) FROM generate_series(100, 102) g) u
+      FROM us_old o) s;
+-- ... but a small bit array with values (of the large one's hash scheme)
+-- still folds a large one onto its size: 64 bits for 6 values, where
+-- every probe matches
 SELECT (bloom_info(u)).nbits, bloom_fpp(u) > 0.99 AS saturated
-FROM (SELECT a.f | bloom_add_all(o.empty64, ARRAY[1, 2, 3, 4, 5, 6]) u
+FROM (SELECT a.f | bloom_add_all(set_byte(o.empty64::bytea, 2, get_byte(a.f::bytea, 2))::bloom,
+                                 ARRAY[1, 2, 3, 4, 5, 6]) u
       FROM us_days a, us_old o WHERE a.d = 1) s;
 
 -- a small day (6 values) is a list, added to the large days at their size
@@ -69,7 +81,12 @@ FROM us_union7, generate_series(1000001, 1100000) k;
 SELECT n, (bloom_info(f)).layout, (bloom_info(f)).nbits, (bloom_info(f)).bytes,
        (SELECT count(*) FROM generate_series(1, n) g WHERE bloom_contains(f, g)) AS members,
        (SELECT count(*) FROM generate_series(n + 1, n + 100000) g WHERE bloom_contains(f, g)) AS others
-FROM (VALUES (1), (100), (240), (241)) v(n), LATERAL (SELECT bloom_agg(g) f FROM generate_series(1, n) g) a;
+FROM (VALUES (1), (100), (240)) v(n), LATERAL (SELECT bloom_agg(g) f FROM generate_series(1, n) g) a;
+-- one more: the bit array of 4,096 bits, at its rate (about 5e-4 for 241 values)
+SELECT (bloom_info(f)).layout, (bloom_info(f)).nbits, (bloom_info(f)).bytes,
+       (SELECT count(*) FROM generate_series(1, 241) g WHERE bloom_contains(f, g)) AS members,
+       (SELECT count(*) FROM generate_series(242, 100241) g WHERE bloom_contains(f, g)) BETWEEN 10 AND 150 AS others_at_rate
+FROM (SELECT bloom_agg(g) f FROM generate_series(1, 241) g) a;
 
 -- list | list: the merged list, and past 240 values the bit array bloom_agg
 -- makes of the same values (the same bits)

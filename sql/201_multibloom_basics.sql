@@ -88,7 +88,9 @@ FROM (SELECT multibloom_add(multibloom_empty(2, 10), 5, 50) AS a,
 -- info: one record, arrays with one element per part (attributes, then verification)
 SELECT format_version, nattrs, flags, rows, bytes, nbits, nhashes, seed, inserted
 FROM multibloom_info((SELECT f FROM mb_f));
-SELECT row_fpp < 0.01 AS row_fpp_ok, fpp[1] < 0.01 AS attr_fpp_ok,
+-- full parts: each rate is its fill^k, sized for 1% at the mean fill (a
+-- given fill moves it by about 4%)
+SELECT row_fpp < 0.011 AS row_fpp_ok, fpp[1] < 0.011 AS attr_fpp_ok,
        round(estimated_count[1]) AS est_customers, round(estimated_count[3]) AS est_rows
 FROM multibloom_info((SELECT f FROM mb_f));
 

@@ -36,10 +36,11 @@ FROM mb_cross, (SELECT multibloom_agg(a, b) AS f FROM mb_pairs) s;
 
 -- three attributes: rows (g, g%50, g%7) against probes that swap the last one
 -- (two-sided: within 30% of the verification filter's own estimate, itself
--- at most the 1% target; about 200 expected hits, so 30% is 4 deviations)
+-- near the 1% target: sized for the mean fill, a given fill is within about
+-- 3% of it; about 200 expected hits, so 30% is 4 deviations)
 SELECT count(*) FILTER (WHERE multibloom_contains(f, g, g % 50, (g + 1) % 7))::float8 / count(*)
          BETWEEN 0.7 * min((multibloom_info(f)).fpp[4]) AND 1.3 * min((multibloom_info(f)).fpp[4])
-         AND min((multibloom_info(f)).fpp[4]) <= 0.01
+         AND min((multibloom_info(f)).fpp[4]) <= 0.0105
          AS three_attr_cross_rate,
        count(*) FILTER (WHERE multibloom_contains(f, g, g % 50, g % 7)) = count(*) AS all_members
 FROM generate_series(1, 20000) g,

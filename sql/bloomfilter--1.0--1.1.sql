@@ -32,42 +32,6 @@ ALTER FUNCTION @extschema@.multibloom_agg_auto_combine(internal, internal)
 ALTER FUNCTION @extschema@.multibloom_agg_auto_final(internal)
 	RENAME TO multibloom_agg_datasized_final;
 
--- The library's entry points took the same names (it still answers to the
--- 1.0 names, for databases not yet updated): point the functions at them.
-CREATE OR REPLACE FUNCTION @extschema@.bloom_agg_datasized_trans(internal, anyelement)
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'bloom_agg_datasized_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.bloom_agg_datasized_final(internal)
-	RETURNS @extschema@.bloom
-	AS 'MODULE_PATHNAME', 'bloom_agg_datasized_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_trans(internal, VARIADIC "any")
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_combine(internal, internal)
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_serialize(internal)
-	RETURNS bytea
-	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_serialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_deserialize(bytea, internal)
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_deserialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_final(internal)
-	RETURNS @extschema@.multibloom
-	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_fixed_trans(internal, capacity bigint, fpp float8, VARIADIC "any")
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'multibloom_agg_fixed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_serialize(internal)
-	RETURNS bytea
-	AS 'MODULE_PATHNAME', 'multibloom_agg_serialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_deserialize(bytea, internal)
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'multibloom_agg_deserialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_fixed_final(internal)
-	RETURNS @extschema@.multibloom
-	AS 'MODULE_PATHNAME', 'multibloom_agg_fixed_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-
 -- ---- multibloom_agg_sized is now multibloom_agg_fixed ----
 
 -- The aggregate is renamed, so views and functions using it follow; the
@@ -264,3 +228,74 @@ UPDATE pg_catalog.pg_operator SET oprcanhash = true, oprcanmerge = true
 WHERE oid OPERATOR(pg_catalog.=) ANY (ARRAY[
 	'@extschema@.=(@extschema@.bloom, @extschema@.bloom)'::pg_catalog.regoperator,
 	'@extschema@.=(@extschema@.multibloom, @extschema@.multibloom)'::pg_catalog.regoperator]::pg_catalog.oid[]);
+
+-- ---- the matrix layout: uneven groups, a tie rule ----
+
+COMMENT ON FUNCTION @extschema@.bloom_empty_matrix(integer, bigint, integer, integer) IS
+	'empty matrix (M-BMBF) filter: rows x row_bits bits, nhashes bits per value, locators candidate rows per value (1 <= locators <= rows, groups as even as possible); ties go to the emptier row';
+
+CREATE FUNCTION @extschema@.bloom_empty_matrix(
+	"rows" integer, row_bits bigint, nhashes integer, locators integer, ties text)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_empty_matrix' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_empty_matrix(integer, bigint, integer, integer, text) IS
+	'empty matrix (M-BMBF) filter with a tie rule: ''emptier'' (the default, rows fill together) or ''first'' (the paper''s Table 1: groups fill one after another)';
+
+CREATE FUNCTION @extschema@.bloom_matrix_ties(f @extschema@.bloom)
+	RETURNS text
+	AS 'MODULE_PATHNAME', 'bloom_matrix_ties' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_matrix_ties(@extschema@.bloom) IS
+	'how a matrix filter breaks ties between candidate rows that need equally few new bits: ''emptier'' or ''first''';
+
+-- ---- entry points ----
+
+-- The library's entry points took the same names (it still answers to the
+-- 1.0 names, for databases not yet updated): point the functions at them.
+CREATE OR REPLACE FUNCTION @extschema@.bloom_agg_datasized_trans(internal, anyelement)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_agg_datasized_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.bloom_agg_datasized_final(internal)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_agg_datasized_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_trans(internal, VARIADIC "any")
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_combine(internal, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_serialize(internal)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_serialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_deserialize(bytea, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_deserialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_datasized_final(internal)
+	RETURNS @extschema@.multibloom
+	AS 'MODULE_PATHNAME', 'multibloom_agg_datasized_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_fixed_trans(internal, capacity bigint, fpp float8, VARIADIC "any")
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_fixed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_serialize(internal)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME', 'multibloom_agg_serialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_deserialize(bytea, internal)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'multibloom_agg_deserialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OR REPLACE FUNCTION @extschema@.multibloom_agg_fixed_final(internal)
+	RETURNS @extschema@.multibloom
+	AS 'MODULE_PATHNAME', 'multibloom_agg_fixed_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+-- ---- set operations ignore a NULL argument, as their aggregates do ----
+
+ALTER FUNCTION @extschema@.bloom_union(@extschema@.bloom, @extschema@.bloom)
+	CALLED ON NULL INPUT;
+ALTER FUNCTION @extschema@.bloom_intersect(@extschema@.bloom, @extschema@.bloom)
+	CALLED ON NULL INPUT;
+ALTER FUNCTION @extschema@.multibloom_union(@extschema@.multibloom, @extschema@.multibloom)
+	CALLED ON NULL INPUT;
+COMMENT ON FUNCTION @extschema@.bloom_union(@extschema@.bloom, @extschema@.bloom) IS
+	'bitwise OR of two filters of the same shape: the union of their sets; a NULL argument is ignored';
+COMMENT ON FUNCTION @extschema@.bloom_intersect(@extschema@.bloom, @extschema@.bloom) IS
+	'bitwise AND of two filters of the same shape: contains at least their common values; a NULL argument is ignored';
+COMMENT ON FUNCTION @extschema@.multibloom_union(@extschema@.multibloom, @extschema@.multibloom) IS
+	'part-by-part OR of two filters of the same shape: the union of their rows; a NULL argument is ignored';

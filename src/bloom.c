@@ -313,16 +313,31 @@ bloom_contained_by(PG_FUNCTION_ARGS)
  * data-sized filter is the identity of union, an explicit list unites with
  * a bit array at the bit array's size.
  */
+/*
+ * bloom_union and bloom_intersect ignore a NULL argument, as
+ * bloom_union_agg and bloom_intersect_agg skip NULL rows: f(a, NULL) = a,
+ * f(NULL, NULL) = NULL.  (Not STRICT since 1.1.)
+ */
+static Datum
+setop_nullable(FunctionCallInfo fcinfo, bool intersect)
+{
+	if (PG_ARGISNULL(0) && PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_BLOOM(PG_GETARG_BLOOM(PG_ARGISNULL(0) ? 1 : 0));
+	PG_RETURN_BLOOM(bloom_setop(PG_GETARG_BLOOM(0), PG_GETARG_BLOOM(1), intersect));
+}
+
 Datum
 bloom_union(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BLOOM(bloom_setop(PG_GETARG_BLOOM(0), PG_GETARG_BLOOM(1), false));
+	return setop_nullable(fcinfo, false);
 }
 
 Datum
 bloom_intersect(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BLOOM(bloom_setop(PG_GETARG_BLOOM(0), PG_GETARG_BLOOM(1), true));
+	return setop_nullable(fcinfo, true);
 }
 
 Datum

@@ -17,6 +17,7 @@
 
 #include "nodes/primnodes.h"
 #include "utils/builtins.h"
+#include "utils/float.h"
 #include "utils/memutils.h"
 
 #include "bloomfilter.h"
@@ -42,6 +43,19 @@ PG_FUNCTION_INFO_V1(bloom_setop_agg_serialize);
 PG_FUNCTION_INFO_V1(bloom_setop_agg_deserialize);
 
 /*
+ * The arguments that shape a fixed-shape filter, as the group's first row
+ * gave them: every later row, and every partial state of a parallel plan,
+ * must give the same.
+ */
+typedef struct FixedArgs
+{
+	int64		capacity;
+	float8		fpp;
+	int32		layout;			/* BLOOM_LAYOUT_*; classic for the 3-argument form */
+	bool		has_layout;		/* the 4-argument form */
+} FixedArgs;
+
+/*
  * State of bloom_agg: exactly one of filter (fixed shape) and hashes
  * (sized to the data) is set.
  */
@@ -52,13 +66,19 @@ typedef struct BloomAggState
 	uint64		rows;			/* sized to the data: non-null values added */
 	BfInserter	inserter;		/* fixed shape: values not yet in filter
 								 * (flushed before it is read or combined) */
+	FixedArgs	args;			/* fixed shape: the arguments of its shape */
+	bool		check_rows;		/* fixed shape: the arguments are not
+								 * constants, so each row is compared */
 } BloomAggState;
 
 /*
  * Serialized state: one kind byte, then the kind's payload.  The data-sized
- * kind's byte is padded to the 4-byte word hc_state_serialize keeps.
+ * kind's byte is padded to the 4-byte word hc_state_serialize keeps; the
+ * fixed-shape kind's is followed by its FixedArgs (3 zero bytes, layout,
+ * capacity, fpp, has_layout and 7 zero bytes), then the filter's wire format.
  */
 #define AGG_SERIAL_FIXED	'F'
+#define AGG_SERIAL_FIXED_PREFIX 32
 static const char AGG_SERIAL_DATASIZED[4] = {'S', ' ', ' ', ' '};
 
 /* ---------------------------------------------------------------------
@@ -202,6 +222,11 @@ fixed_shape(int64 capacity, double fpp, const char *layout_name, BloomShape *sha
 	bloom_shape_for_capacity(capacity, fpp, layout, shape);
 }
 
+/* Transition argument numbers of the fixed-shape forms. */
+#define FIXED_ARG_CAPACITY	2
+#define FIXED_ARG_FPP		3
+#define FIXED_ARG_LAYOUT	4
+
 static void
 require_not_null(FunctionCallInfo fcinfo, int argno, const char *what)
 {
@@ -211,35 +236,132 @@ require_not_null(FunctionCallInfo fcinfo, int argno, const char *what)
 				 errmsg("bloom_agg %s must not be NULL", what)));
 }
 
+static void
+require_shape_args(FunctionCallInfo fcinfo)
+{
+	require_not_null(fcinfo, FIXED_ARG_CAPACITY, "capacity");
+	require_not_null(fcinfo, FIXED_ARG_FPP, "false-positive probability");
+	if (PG_NARGS() > FIXED_ARG_LAYOUT)
+		require_not_null(fcinfo, FIXED_ARG_LAYOUT, "layout");
+}
+
+/*
+ * True when every shaping argument of the call is a constant, so rows
+ * cannot disagree and need no comparison.  (Aggregate argument numbers
+ * count from the value, transition argument numbers from the state.)
+ */
+static bool
+shape_args_constant(FunctionCallInfo fcinfo)
+{
+	Datum		unused;
+
+	for (int argno = FIXED_ARG_CAPACITY; argno < PG_NARGS(); argno++)
+		if (!agg_const_arg(fcinfo, argno - 1, &unused))
+			return false;
+	return true;
+}
+
+static const char *
+shape_args_names(const FixedArgs *args)
+{
+	return args->has_layout ? "capacity, fpp and layout" : "capacity and fpp";
+}
+
+static char *
+describe_args(const FixedArgs *args)
+{
+	if (args->has_layout)
+		return psprintf("capacity " INT64_FORMAT ", fpp %s and layout %s",
+						args->capacity, float8out_internal(args->fpp),
+						bf_layout_name(args->layout));
+	return psprintf("capacity " INT64_FORMAT " and fpp %s",
+					args->capacity, float8out_internal(args->fpp));
+}
+
+/* ERROR unless two parts of a group were shaped by the same arguments. */
+static void
+check_same_args(const FixedArgs *first, const FixedArgs *other, const char *other_is)
+{
+	if (first->capacity == other->capacity && first->fpp == other->fpp &&
+		first->layout == other->layout && first->has_layout == other->has_layout)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("bloom_agg: %s must be the same for every row of a group",
+					shape_args_names(first)),
+			 errdetail("The group began with %s; %s %s.",
+					   describe_args(first), other_is, describe_args(other)),
+			 errhint("Give constants, or group by the arguments.")));
+}
+
+/* This row's shaping arguments (checked for NULL). */
+static void
+row_args(FunctionCallInfo fcinfo, FixedArgs *args)
+{
+	require_shape_args(fcinfo);
+	args->capacity = PG_GETARG_INT64(FIXED_ARG_CAPACITY);
+	args->fpp = PG_GETARG_FLOAT8(FIXED_ARG_FPP);
+	args->has_layout = PG_NARGS() > FIXED_ARG_LAYOUT;
+	args->layout = BLOOM_LAYOUT_CLASSIC;
+	if (args->has_layout)
+		args->layout = bloom_layout_from_name(text_to_cstring(PG_GETARG_TEXT_PP(FIXED_ARG_LAYOUT)));
+}
+
+/*
+ * A later row's arguments against the group's first: the values as given
+ * (and the layout's text against the first row's layout name), so a row
+ * costs no allocation or lookup.
+ */
+static void
+check_row_args(FunctionCallInfo fcinfo, const FixedArgs *first)
+{
+	FixedArgs	args;
+
+	require_shape_args(fcinfo);
+	if (PG_GETARG_INT64(FIXED_ARG_CAPACITY) == first->capacity &&
+		PG_GETARG_FLOAT8(FIXED_ARG_FPP) == first->fpp)
+	{
+		text	   *layout;
+		const char *name;
+
+		if (!first->has_layout)
+			return;
+		layout = PG_GETARG_TEXT_PP(FIXED_ARG_LAYOUT);
+		name = bf_layout_name(first->layout);
+		if (VARSIZE_ANY_EXHDR(layout) == strlen(name) &&
+			memcmp(VARDATA_ANY(layout), name, strlen(name)) == 0)
+			return;
+	}
+	row_args(fcinfo, &args);
+	check_same_args(first, &args, "a later row has");
+}
+
 /* The state of a group's first row, shaped by that row's arguments. */
 static BloomAggState *
 new_fixed_state(FunctionCallInfo fcinfo)
 {
 	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom_agg_fixed_trans");
 	BloomShape	shape;
-	char	   *layout = NULL;
+	FixedArgs	args;
 	MemoryContext old;
 	BloomAggState *state;
 
-	require_not_null(fcinfo, 2, "capacity");
-	require_not_null(fcinfo, 3, "false-positive probability");
-	if (PG_NARGS() > 4)
-	{
-		require_not_null(fcinfo, 4, "layout");
-		layout = text_to_cstring(PG_GETARG_TEXT_PP(4));
-	}
-	fixed_shape(PG_GETARG_INT64(2), PG_GETARG_FLOAT8(3), layout, &shape);
+	row_args(fcinfo, &args);
+	bloom_shape_for_capacity(args.capacity, args.fpp, args.layout, &shape);
 	old = MemoryContextSwitchTo(aggcxt);
 	state = palloc0(sizeof(BloomAggState));
 	state->filter = alloc_state_filter(&shape);
 	MemoryContextSwitchTo(old);
+	state->args = args;
+	state->check_rows = !shape_args_constant(fcinfo);
 	return state;
 }
 
 /*
  * Transition of both fixed-shape forms (3 and 4 arguments).  The shape
- * comes from the first row of each group; the value is hashed exactly as
- * bloom_add does, with the filter's seed.
+ * comes from the first row of each group, and every later row must give
+ * the same arguments (compared only when they are not constants); the
+ * value is hashed exactly as bloom_add does, with the filter's seed.
  */
 Datum
 bloom_agg_fixed_trans(PG_FUNCTION_ARGS)
@@ -248,6 +370,8 @@ bloom_agg_fixed_trans(PG_FUNCTION_ARGS)
 
 	if (state == NULL)
 		state = new_fixed_state(fcinfo);
+	else if (state->check_rows)
+		check_row_args(fcinfo, &state->args);
 	if (!PG_ARGISNULL(1))
 	{
 		FilterCallCache *cache = bloom_call_cache(fcinfo, 1);
@@ -320,6 +444,7 @@ copy_state(FunctionCallInfo fcinfo, BloomAggState *b, MemoryContext aggcxt)
 	{
 		bf_inserter_flush(&b->inserter, b->filter);
 		a->filter = filter_copy(b->filter);
+		a->args = b->args;
 	}
 	else
 	{
@@ -349,6 +474,8 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 	{
 		bf_inserter_flush(&a->inserter, a->filter);
 		bf_inserter_flush(&b->inserter, b->filter);
+		/* parts that each agree with themselves, but not with each other */
+		check_same_args(&a->args, &b->args, "another part of it has");
 		bloom_check_compatible(a->filter, b->filter, "unite");
 		bf_union_into(a->filter, b->filter);
 	}
@@ -358,6 +485,33 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 		a->rows += b->rows;
 	}
 	PG_RETURN_POINTER(a);
+}
+
+/* The FixedArgs part of a serialized fixed-shape state (see its layout above). */
+static void
+write_fixed_prefix(char *out, const FixedArgs *args)
+{
+	memset(out, 0, AGG_SERIAL_FIXED_PREFIX);
+	out[0] = AGG_SERIAL_FIXED;
+	memcpy(out + 4, &args->layout, 4);
+	memcpy(out + 8, &args->capacity, 8);
+	memcpy(out + 16, &args->fpp, 8);
+	out[24] = args->has_layout ? 1 : 0;
+}
+
+static void
+read_fixed_prefix(const bytea *b, FixedArgs *args)
+{
+	const char *in = VARDATA(b);
+
+	if (VARSIZE(b) - VARHDRSZ < AGG_SERIAL_FIXED_PREFIX || (uint8) in[24] > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("invalid serialized bloom_agg state")));
+	memcpy(&args->layout, in + 4, 4);
+	memcpy(&args->capacity, in + 8, 8);
+	memcpy(&args->fpp, in + 16, 8);
+	args->has_layout = in[24] == 1;
 }
 
 Datum
@@ -371,8 +525,8 @@ bloom_agg_serialize(PG_FUNCTION_ARGS)
 		PG_RETURN_BYTEA_P(hc_state_serialize(AGG_SERIAL_DATASIZED, state->rows,
 											 state->hashes));
 	bf_inserter_flush(&state->inserter, state->filter);
-	result = filter_to_bytea(state->filter, 1, &bloom_type);
-	*VARDATA(result) = AGG_SERIAL_FIXED;
+	result = filter_to_bytea(state->filter, AGG_SERIAL_FIXED_PREFIX, &bloom_type);
+	write_fixed_prefix(VARDATA(result), &state->args);
 	PG_RETURN_BYTEA_P(result);
 }
 
@@ -393,7 +547,16 @@ bloom_agg_deserialize(PG_FUNCTION_ARGS)
 	old = MemoryContextSwitchTo(aggcxt);
 	state = palloc0(sizeof(BloomAggState));
 	if (kind == AGG_SERIAL_FIXED)
-		state->filter = filter_from_bytea(b, 1, ERRCODE_DATA_CORRUPTED, &bloom_type);
+	{
+		read_fixed_prefix(b, &state->args);
+		state->filter = filter_from_bytea(b, AGG_SERIAL_FIXED_PREFIX,
+										  ERRCODE_DATA_CORRUPTED, &bloom_type);
+		if (state->filter->layout != state->args.layout)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("invalid serialized bloom_agg state"),
+					 errdetail("The filter's layout is not the one of its arguments.")));
+	}
 	else
 		state->hashes = hc_state_deserialize(b, "bloom_agg", head, &state->rows,
 											 aggcxt, fcinfo);
@@ -656,7 +819,9 @@ bloom_setop_agg_final(PG_FUNCTION_ARGS)
  * whether the bit array and the list are there, a zero byte; the lengths
  * of their binary forms (8 bytes each, 0 when absent); the bit array's
  * binary form, then the list's, each padded to 8 bytes; for a union with a
- * list, the collected hashes (hc_serialize), 8-byte aligned.
+ * list, the collected hashes: the whole partial state of the collector
+ * (hc_state_serialize, its row count the lists' summed insert count), a
+ * bytea of its own, 8-byte aligned, to the end.
  */
 #define SETOP_SERIAL_HEAD	(VARHDRSZ + 4 + 16)
 
@@ -692,7 +857,12 @@ bloom_setop_agg_serialize(PG_FUNCTION_ARGS)
 	if (state->list)
 		append_filter(&buf, state->list);
 	if (state->list && !state->intersect)
-		hc_serialize(state->listed, &buf);
+	{
+		bytea	   *hashes = hc_state_serialize(head, state->list->inserted, state->listed);
+
+		appendBinaryStringInfo(&buf, (const char *) hashes, VARSIZE(hashes));
+		pfree(hashes);
+	}
 	SET_VARSIZE(buf.data, buf.len);
 	PG_RETURN_BYTEA_P((bytea *) buf.data);
 }
@@ -722,6 +892,25 @@ read_filter(StringInfo si, uint64 len, bool want_list)
 	if (si->cursor > si->len)
 		corrupted_setop_state("a filter's padding is missing");
 	return f;
+}
+
+/* The union's collected hashes: the collector's own state, to the end. */
+static HashCollector *
+read_collected(StringInfo si, BloomFilter *list, MemoryContext aggcxt,
+			   FunctionCallInfo fcinfo)
+{
+	bytea	   *hashes = (bytea *) (si->data + si->cursor);
+	char		head[4];
+	uint64		inserted;
+	HashCollector *hc;
+
+	if (si->len - si->cursor < VARHDRSZ || VARSIZE(hashes) != si->len - si->cursor)
+		corrupted_setop_state("the collected hashes are not the rest of the state");
+	hc = hc_state_deserialize(hashes, "bloom_union_agg", head, &inserted, aggcxt, fcinfo);
+	if (hc->width != 1 || inserted != list->inserted)
+		corrupted_setop_state("the collected hashes do not match the lists");
+	si->cursor = si->len;
+	return hc;
 }
 
 Datum
@@ -762,7 +951,7 @@ bloom_setop_agg_deserialize(PG_FUNCTION_ARGS)
 	if (head[2])
 		state->list = read_filter(&si, lens[1], true);
 	if (head[2] && !state->intersect)
-		state->listed = hc_deserialize(&si, aggcxt, hc_work_mem_limit(), fcinfo);
+		state->listed = read_collected(&si, state->list, aggcxt, fcinfo);
 	MemoryContextSwitchTo(old);
 	if (si.cursor != si.len)
 		corrupted_setop_state("trailing bytes");

@@ -270,9 +270,22 @@ bloom_alloc(const BloomShape *shape)
 	return f;
 }
 
-static void
-report_incompatible(const char *errbuf, const char *operation)
+void
+bloom_check_compatible(const BloomFilter *a, const BloomFilter *b, const char *operation)
 {
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+
+	if (bf_compatible(a, b, errbuf))
+		return;
+	/* two bit arrays: lists and empty data-sized filters have no positions */
+	if (a->hash_scheme != b->hash_scheme && !bf_is_explicit(a) && !bf_is_explicit(b))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot %s bloom filters of different hash schemes (%d and %d)",
+						operation, a->hash_scheme, b->hash_scheme),
+				 errdetail("A value has other positions under each scheme, so the bits of one mean nothing to the other."),
+				 errhint("Rebuild the older (scheme %d) filter from its data, e.g. with bloom_agg or bloom_summary_refresh: new filters use hash scheme %d.",
+						 Min(a->hash_scheme, b->hash_scheme), BLOOM_HASH_SCHEME_NEWEST)));
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("cannot %s bloom filters of different shapes", operation),
@@ -281,21 +294,11 @@ report_incompatible(const char *errbuf, const char *operation)
 }
 
 void
-bloom_check_compatible(const BloomFilter *a, const BloomFilter *b, const char *operation)
-{
-	char		errbuf[BLOOM_ERRBUF_SIZE];
-
-	if (!bf_compatible(a, b, errbuf))
-		report_incompatible(errbuf, operation);
-}
-
-void
 bloom_setop_plan(const BloomFilter *a, const BloomFilter *b, bool intersect, BfSetop *op)
 {
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 
-	if (!bf_compatible(a, b, errbuf))
-		report_incompatible(errbuf, intersect ? "intersect" : "unite");
+	bloom_check_compatible(a, b, intersect ? "intersect" : "unite");
 	/* compatible filters fail only when a merged list is too large to size */
 	if (!bf_setop_plan(a, b, intersect, op, errbuf))
 		bloom_report_shape_error(errbuf);

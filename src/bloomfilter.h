@@ -8,6 +8,8 @@
 #ifndef BLOOMFILTER_H
 #define BLOOMFILTER_H
 
+#include "pg_compat.h"
+
 #include "access/detoast.h"
 #include "common/hashfn.h"
 #include "fmgr.h"
@@ -96,7 +98,7 @@ extern void bloom_shape_for_capacity(int64 capacity, double fpp, int layout,
 									 BloomShape *shape);
 
 /* ERROR for a shape the core rejected (errbuf holds its reason). */
-extern void bloom_report_shape_error(const char *errbuf) pg_attribute_noreturn();
+pg_noreturn extern void bloom_report_shape_error(const char *errbuf);
 
 /*
  * Allocates an empty filter of a valid shape in the current memory context.
@@ -104,7 +106,8 @@ extern void bloom_report_shape_error(const char *errbuf) pg_attribute_noreturn()
  */
 extern BloomFilter *bloom_alloc(const BloomShape *shape);
 
-/* ERROR unless a and b can be united or intersected (operation: "unite"). */
+#include "pg_compat.h"
+
 extern void bloom_check_compatible(const BloomFilter *a, const BloomFilter *b,
 								   const char *operation);
 

@@ -22,8 +22,8 @@
 /* Bytes read at a time from a run during a merge. */
 #define HC_READ_BYTES		8192
 
-/* Magic word of the serialized form. */
-#define HC_SERIAL_MAGIC		0x48435331	/* "HCS1" */
+/* Magic word of the serialized form: the records packed (hash_records.h). */
+#define HC_SERIAL_MAGIC		0x48435332	/* "HCS2" */
 
 static void hc_spill_buffer(HashCollector *hc);
 static void hc_compact_runs(HashCollector *hc);
@@ -463,41 +463,93 @@ hc_iterate(HashCollector *hc, hc_visit_fn visit, void *arg)
 }
 
 /*
- * dst's buffer becomes the sorted, duplicate-free union of both (sorted)
- * buffers; the caller checked that it fits the memory limit.
+ * True if nrecs more records may be kept in memory: within the collector's
+ * limit, and (past the smallest buffer) within what its context may hold.
+ */
+static bool
+fits_in_memory(const HashCollector *hc, Size nrecs)
+{
+	return nrecs < HC_MIN_CAPACITY ||
+		(nrecs <= hc->max_capacity &&
+		 MemoryContextMemAllocated(hc->cxt, true) + nrecs * record_bytes(hc) <= hc->mem_limit);
+}
+
+/* Records the buffer must grow by to hold nrecs. */
+static Size
+buffer_growth(const HashCollector *hc, Size nrecs)
+{
+	return nrecs > hc->capacity ? nrecs - hc->capacity : 0;
+}
+
+/*
+ * dst's buffer becomes the sorted, duplicate-free union of both sorted
+ * buffers, merged in place from the back: dst's buffer grows to hold both,
+ * and no third buffer is needed.  Writing at out - 1 never overtakes the
+ * dst record still to read at i - 1, since out >= i + j throughout.
  */
 static void
 merge_buffers(HashCollector *dst, const HashCollector *src)
 {
 	int			w = dst->width;
 	Size		rb = record_bytes(dst);
-	Size		cap = Max(dst->capacity, dst->nbuf + src->nbuf);
-	uint64	   *out = MemoryContextAlloc(dst->cxt, cap * rb);
-	Size		i = 0,
-				j = 0,
-				n = 0;
+	Size		need = dst->nbuf + src->nbuf;
+	Size		i = dst->nbuf,
+				j = src->nbuf,
+				out = need;
 
-	while (i < dst->nbuf || j < src->nbuf)
+	if (dst->capacity < need)
 	{
-		const uint64 *next;
-		int			c;
-
-		if (j == src->nbuf)
-			c = -1;
-		else if (i == dst->nbuf)
-			c = 1;
-		else
-			c = bf_record_cmp(dst->buf + i * w, src->buf + j * w, w);
-		next = c <= 0 ? dst->buf + (i++) * w : src->buf + (j++) * w;
-		if (c == 0)
-			j++;				/* the same record in both: keep one */
-		memcpy(out + n * w, next, rb);
-		n++;
+		dst->buf = repalloc(dst->buf, need * rb);
+		dst->capacity = need;
 	}
-	pfree(dst->buf);
-	dst->buf = out;
-	dst->capacity = cap;
-	dst->nbuf = dst->nsorted = n;
+	while (j > 0)
+	{
+		int			c = i == 0 ? -1 : bf_record_cmp(dst->buf + (i - 1) * w, src->buf + (j - 1) * w, w);
+
+		out--;
+		if (c >= 0)
+		{
+			i--;
+			if (out != i)
+				memcpy(dst->buf + out * w, dst->buf + i * w, rb);
+			if (c == 0)
+				j--;			/* the same record in both: keep one */
+		}
+		else
+			memcpy(dst->buf + out * w, src->buf + (--j) * w, rb);
+	}
+	/* dst[0, i) stays; duplicates left a gap before dst[out, need) */
+	if (out > i)
+		memmove(dst->buf + i * w, dst->buf + out * w, (need - out) * rb);
+	dst->nbuf = dst->nsorted = i + (need - out);
+}
+
+/* dst (empty) takes src's buffer, and src dst's small one. */
+static void
+swap_buffers(HashCollector *dst, HashCollector *src)
+{
+	uint64	   *buf = dst->buf;
+	Size		capacity = dst->capacity;
+
+	dst->buf = src->buf;
+	dst->capacity = src->capacity;
+	dst->nbuf = dst->nsorted = src->nbuf;
+	src->buf = buf;
+	src->capacity = capacity;
+	src->nbuf = src->nsorted = 0;
+}
+
+/* Gives back a big buffer that holds nothing: src of a merge is done with. */
+static void
+shrink_empty_buffer(HashCollector *hc)
+{
+	Size		initial = Max(HC_INITIAL_BYTES / record_bytes(hc), 1);
+
+	if (hc->nbuf > 0 || hc->capacity <= initial)
+		return;
+	pfree(hc->buf);
+	hc->buf = MemoryContextAlloc(hc->cxt, initial * record_bytes(hc));
+	hc->capacity = initial;
 }
 
 void
@@ -523,73 +575,40 @@ hc_merge(HashCollector *dst, HashCollector *src)
 	}
 	if (src->nbuf > 0)
 	{
-		/* both buffers sorted: one linear merge, or src becomes a run */
+		/* both buffers sorted: src's becomes dst's, one merge, or a run */
 		sort_buffer(dst);
 		sort_buffer(src);
-		if (dst->nbuf + src->nbuf <= dst->max_capacity)
+		if (dst->nbuf == 0 && src->capacity <= dst->max_capacity)
+			swap_buffers(dst, src);
+		else if (dst->nbuf + src->nbuf <= dst->max_capacity &&
+				 fits_in_memory(dst, buffer_growth(dst, dst->nbuf + src->nbuf)))
 			merge_buffers(dst, src);
 		else
 			add_run(dst, src->buf, src->nbuf);
 	}
 	src->nbuf = 0;
 	src->nsorted = 0;
+	shrink_empty_buffer(src);
 	src->generation++;
 	dst->generation++;
 }
 
 /* ---------------------------------------------------------------------
  * Serialization
+ *
+ * A set travels as a header and its records in the packed form of
+ * hash_records.h (about 5.4 bytes per 64-bit hash instead of 8), written
+ * straight from the merge of the buffer and the runs, and read back
+ * straight into the buffer or, past the memory limit, into a run.
  * --------------------------------------------------------------------- */
 
 typedef struct SerialHeader
 {
 	uint32		magic;
 	uint32		width;
-	uint64		count;
+	uint64		count;			/* records */
+	uint64		nbytes;			/* packed bytes that follow */
 } SerialHeader;
-
-typedef struct SerialWriter
-{
-	char	   *out;
-	Size		bytes;
-} SerialWriter;
-
-static void
-serial_visit(const uint64 *rec, void *arg)
-{
-	SerialWriter *w = (SerialWriter *) arg;
-
-	memcpy(w->out, rec, w->bytes);
-	w->out += w->bytes;
-}
-
-void
-hc_serialize(HashCollector *hc, StringInfo buf)
-{
-	SerialHeader hdr;
-	uint64		count = hc_count(hc);
-	Size		rb = record_bytes(hc);
-	SerialWriter w;
-
-	/* checked before multiplying: count * rb must stay below 1 GB */
-	if (count > (MaxAllocSize - sizeof(SerialHeader) - (Size) buf->len - 1) / rb)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("partial aggregate state of " UINT64_FORMAT " distinct values exceeds 1 GB",
-						count),
-				 errhint("Disable parallel aggregation for this query (max_parallel_workers_per_gather = 0) or give a capacity.")));
-
-	hdr.magic = HC_SERIAL_MAGIC;
-	hdr.width = (uint32) hc->width;
-	hdr.count = count;
-	appendBinaryStringInfo(buf, (const char *) &hdr, sizeof(hdr));
-	enlargeStringInfo(buf, (int) (count * rb));
-	w.out = buf->data + buf->len;
-	w.bytes = rb;
-	hc_iterate(hc, serial_visit, &w);
-	buf->len += (int) (count * rb);
-	buf->data[buf->len] = '\0';
-}
 
 static void
 corrupted_state(const char *what, const char *detail)
@@ -600,47 +619,153 @@ corrupted_state(const char *what, const char *detail)
 			 errdetail("%s", detail)));
 }
 
-HashCollector *
-hc_deserialize(StringInfo buf, MemoryContext cxt, Size mem_limit, FunctionCallInfo fcinfo)
+static void
+pack_visit(const uint64 *rec, void *arg)
 {
+	bf_pack_add((BfPackWriter *) arg, rec);
+}
+
+/*
+ * At least as many records as the set holds, without merging: the runs
+ * may share records, the sorted buffer holds distinct ones.
+ */
+static uint64
+count_upper_bound(HashCollector *hc)
+{
+	uint64		n;
+
+	sort_buffer(hc);
+	n = hc->nbuf;
+	for (int i = 0; i < hc->nruns; i++)
+		n += hc->runs[i].nrecs;
+	return n;
+}
+
+static void
+state_too_large(uint64 count)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("partial aggregate state of " UINT64_FORMAT " distinct values exceeds 1 GB",
+					count),
+			 errhint("Disable parallel aggregation for this query (max_parallel_workers_per_gather = 0) or give a capacity.")));
+}
+
+bytea *
+hc_state_serialize(const char head[4], uint64 rows, HashCollector *hc)
+{
+	const Size	prefix = VARHDRSZ + 4 + sizeof(uint64) + sizeof(SerialHeader);
+	uint64		count = count_upper_bound(hc);
+	size_t		cap = bf_pack_bound(count, hc->width);
 	SerialHeader hdr;
-	Size		available = buf->len - buf->cursor;
-	HashCollector *hc;
-	const uint64 *recs;
-	Size		rb;
-	Size		bytes;
+	BfPackWriter w;
+	uint64	   *block;
+	char	   *result;
 
-	if (available < sizeof(hdr))
-		corrupted_state("hash collector", "too short for its header");
-	memcpy(&hdr, buf->data + buf->cursor, sizeof(hdr));
-	if (hdr.magic != HC_SERIAL_MAGIC || hdr.width < 1 || hdr.width > BF_RECORD_MAX_WIDTH)
-		corrupted_state("hash collector", "bad header");
-	rb = sizeof(uint64) * hdr.width;
-	if (hdr.count > (available - sizeof(hdr)) / rb)
-		corrupted_state("hash collector", "record count exceeds the data");
-	bytes = hdr.count * rb;
-	/* the data follow a 16-byte header in a palloc'd buffer: aligned */
-	recs = (const uint64 *) (buf->data + buf->cursor + sizeof(hdr));
-	for (uint64 i = 1; i < hdr.count; i++)
-		if (bf_record_cmp(recs + (i - 1) * hdr.width, recs + i * hdr.width, hdr.width) >= 0)
-			corrupted_state("hash collector", "records are not sorted and distinct");
-
-	hc = hc_create(cxt, (int) hdr.width, mem_limit, fcinfo);
-	if (hdr.count <= hc->max_capacity)
+	/*
+	 * One pass: room for the upper bound (only the bytes written are ever
+	 * touched), unless that is beyond 1 GB; then count exactly first.
+	 */
+	if (cap > MaxAllocSize - prefix)
 	{
-		Size		cap = Max(hdr.count, hc->capacity);
+		count = hc_count(hc);
+		cap = bf_pack_bound(count, hc->width);
+		if (cap > MaxAllocHugeSize - prefix)
+			state_too_large(count);
+	}
+	result = MemoryContextAllocHuge(CurrentMemoryContext, prefix + cap);
+	block = palloc(sizeof(uint64) * BF_PACK_BLOCK * hc->width);
+	bf_pack_init(&w, hc->width, block, (uint8 *) result + prefix, cap);
+	hc_iterate(hc, pack_visit, &w);
+	if (!bf_pack_finish(&w))
+		elog(ERROR, "hash collector: could not pack its records");
+	pfree(block);
+	if (w.len > MaxAllocSize - prefix)
+		state_too_large(w.count);
 
-		if (cap > hc->capacity)
+	memcpy(result + VARHDRSZ, head, 4);
+	/* rows at offset 8, as before the records were packed */
+	memcpy(result + VARHDRSZ + 4, &rows, sizeof(uint64));
+	hdr.magic = HC_SERIAL_MAGIC;
+	hdr.width = (uint32) hc->width;
+	hdr.count = w.count;
+	hdr.nbytes = w.len;
+	memcpy(result + VARHDRSZ + 4 + sizeof(uint64), &hdr, sizeof(hdr));
+	/* give back what the upper bound reserved beyond the packed bytes */
+	if (cap - w.len > 64 * 1024)
+		result = repalloc(result, prefix + w.len);
+	SET_VARSIZE(result, prefix + w.len);
+	return (bytea *) result;
+}
+
+/*
+ * Unpacks count records into hc, which is empty: into its buffer when they
+ * fit in memory, else chunk by chunk into one run (they come sorted and
+ * distinct).  False if the packed bytes are damaged.
+ */
+static bool
+unpack_into(HashCollector *hc, const uint8 *in, size_t len, uint64 count)
+{
+	BfPackReader r;
+
+	bf_unpack_init(&r, in, len, hc->width, count);
+	if (count <= hc->max_capacity && fits_in_memory(hc, buffer_growth(hc, (Size) count)))
+	{
+		if (count > hc->capacity)
 		{
-			hc->buf = repalloc(hc->buf, cap * rb);
-			hc->capacity = cap;
+			hc->buf = repalloc(hc->buf, count * record_bytes(hc));
+			hc->capacity = count;
 		}
-		memcpy(hc->buf, recs, bytes);
-		hc->nbuf = hc->nsorted = hdr.count;
+		if (bf_unpack(&r, hc->buf, count) != (int64) count)
+			return false;
+		hc->nbuf = hc->nsorted = count;
 	}
 	else
-		add_run(hc, recs, hdr.count);
-	buf->cursor += sizeof(hdr) + bytes;
+	{
+		Size		chunk = Max(HC_READ_BYTES / record_bytes(hc), 1);
+		uint64	   *recs = palloc(chunk * record_bytes(hc));
+		HcRun		run = begin_run(hc);
+		int64		n;
+
+		while ((n = bf_unpack(&r, recs, chunk)) > 0)
+		{
+			write_to_run(hc, &run, recs, n);
+			CHECK_FOR_INTERRUPTS();
+		}
+		end_run(hc, &run);
+		pfree(recs);
+		if (n < 0)
+			return false;
+	}
+	hc->generation++;
+	return bf_unpack_done(&r);
+}
+
+HashCollector *
+hc_state_deserialize(bytea *b, const char *agg, char head[4], uint64 *rows,
+					 MemoryContext cxt, FunctionCallInfo fcinfo)
+{
+	const Size	prefix = 4 + sizeof(uint64) + sizeof(SerialHeader);
+	Size		len = VARSIZE(b) - VARHDRSZ;
+	SerialHeader hdr;
+	HashCollector *hc;
+
+	if (len < prefix)
+		corrupted_state(agg, "too short for its header");
+	memcpy(head, VARDATA(b), 4);
+	memcpy(rows, VARDATA(b) + 4, sizeof(uint64));
+	memcpy(&hdr, VARDATA(b) + 4 + sizeof(uint64), sizeof(hdr));
+	if (hdr.magic != HC_SERIAL_MAGIC || hdr.width < 1 || hdr.width > BF_RECORD_MAX_WIDTH)
+		corrupted_state(agg, "bad header");
+	if (hdr.nbytes != len - prefix)
+		corrupted_state(agg, "the packed records are not the rest of the state");
+	/* each record takes at least one bit, and its other words 64 each */
+	if (hdr.count > hdr.nbytes * 8 / (1 + 64 * (hdr.width - 1)))
+		corrupted_state(agg, "record count exceeds the data");
+
+	hc = hc_create(cxt, (int) hdr.width, hc_work_mem_limit(), fcinfo);
+	if (!unpack_into(hc, (const uint8 *) VARDATA(b) + prefix, hdr.nbytes, hdr.count))
+		corrupted_state(agg, "records damaged, or not sorted and distinct");
 	return hc;
 }
 
@@ -664,53 +789,4 @@ hc_free(HashCollector *hc)
 	/* a registered shutdown callback still points here: keep the struct */
 	if (!hc->cleanup_registered)
 		pfree(hc);
-}
-
-/* ---------------------------------------------------------------------
- * Partial states of the data-sized aggregates
- * --------------------------------------------------------------------- */
-
-bytea *
-hc_state_serialize(const char head[4], uint64 rows, HashCollector *hc)
-{
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	appendStringInfoSpaces(&buf, VARHDRSZ);
-	appendBinaryStringInfo(&buf, head, 4);
-	/* rows at offset 8: the collector's words then stay 8-byte aligned */
-	appendBinaryStringInfo(&buf, (const char *) &rows, sizeof(uint64));
-	hc_serialize(hc, &buf);
-	SET_VARSIZE(buf.data, buf.len);
-	return (bytea *) buf.data;
-}
-
-HashCollector *
-hc_state_deserialize(bytea *b, const char *agg, char head[4], uint64 *rows,
-					 MemoryContext cxt, FunctionCallInfo fcinfo)
-{
-	StringInfoData si;
-	HashCollector *hc;
-
-	/* the collector reads its words in place: they must be aligned */
-	if ((uintptr_t) b % sizeof(uint64) != 0)
-	{
-		bytea	   *copy = palloc(VARSIZE(b));
-
-		memcpy(copy, b, VARSIZE(b));
-		b = copy;
-	}
-	if (VARSIZE(b) < 16)
-		corrupted_state(agg, "too short for its header");
-	memcpy(head, VARDATA(b), 4);
-	memcpy(rows, VARDATA(b) + 4, sizeof(uint64));
-	/* a read-only view of the payload; the collector copies it */
-	si.data = (char *) b;
-	si.len = VARSIZE(b);
-	si.maxlen = si.len;
-	si.cursor = 16;
-	hc = hc_deserialize(&si, cxt, hc_work_mem_limit(), fcinfo);
-	if (si.cursor != si.len)
-		corrupted_state(agg, "trailing bytes after the set");
-	return hc;
 }

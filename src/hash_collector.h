@@ -19,8 +19,9 @@
  *	  Usage in an aggregate (state in the aggregate context):
  *		hc = hc_create(aggcxt, width, hc_work_mem_limit(), fcinfo);
  *		hc_add(hc, rec) per row (no allocation on the common path);
- *		combine: hc_merge(dst, src);  serial: hc_serialize(hc, buf);
- *		deserial: hc_deserialize(buf, aggcxt, limit, fcinfo);
+ *		combine: hc_merge(dst, src);
+ *		serial: b = hc_state_serialize(head, rows, hc);
+ *		deserial: hc = hc_state_deserialize(b, name, head, &rows, aggcxt, fcinfo);
  *		final: n = hc_count(hc); hc_iterate(hc, visit, arg).
  *	  Temporary files are closed at executor shutdown through
  *	  AggRegisterCallback (fcinfo of an aggregate support function), or by
@@ -36,8 +37,9 @@
 #ifndef HASH_COLLECTOR_H
 #define HASH_COLLECTOR_H
 
+#include "pg_compat.h"
+
 #include "fmgr.h"
-#include "lib/stringinfo.h"
 #include "storage/buffile.h"
 
 #include "core/hash_records.h"
@@ -127,22 +129,12 @@ extern uint64 hc_count(HashCollector *hc);
 typedef void (*hc_visit_fn) (const uint64 *rec, void *arg);
 extern void hc_iterate(HashCollector *hc, hc_visit_fn visit, void *arg);
 
-/* Moves every record of src into dst (same width); src is left empty. */
+/*
+ * Moves every record of src into dst (same width); src is left empty, its
+ * buffer given back.  Within the memory limit of dst, the buffers merge in
+ * place; beyond it src's buffer becomes a run of dst.
+ */
 extern void hc_merge(HashCollector *dst, HashCollector *src);
-
-/*
- * Appends the set to buf: width, count, then the distinct records in
- * ascending order (native byte order: partial aggregate states never leave
- * the server).  ERROR if it would exceed 1 GB.
- */
-extern void hc_serialize(HashCollector *hc, StringInfo buf);
-
-/*
- * Reads a set written by hc_serialize from buf's cursor (advancing it) into a
- * new collector; records beyond mem_limit go straight to a temporary file.
- */
-extern HashCollector *hc_deserialize(StringInfo buf, MemoryContext cxt,
-									 Size mem_limit, FunctionCallInfo fcinfo);
 
 /* Releases memory and temporary files; hc must not be used afterwards. */
 extern void hc_free(HashCollector *hc);
@@ -150,14 +142,20 @@ extern void hc_free(HashCollector *hc);
 /*
  * The partial state of a data-sized aggregate as a bytea: a 4-byte word of
  * the aggregate's own (its form, its width), the number of rows aggregated,
- * then the set, whose records then start 16 bytes in, 8-byte aligned.
+ * then the set: a header and the distinct records in ascending order,
+ * packed (hash_records.h; about 5.4 bytes per one-word record at 10^7
+ * records).  Written in one merge of the buffer and the runs, straight
+ * into the result; ERROR if it would exceed 1 GB.  The bytea is the one
+ * thing that must hold every distinct record at once: PostgreSQL's
+ * parallel aggregation moves a partial state as one value.
  */
 extern bytea *hc_state_serialize(const char head[4], uint64 rows, HashCollector *hc);
 
 /*
  * Reads a state hc_state_serialize wrote into head, rows and a new
- * collector in cxt; ERROR (data_corrupted, naming the aggregate agg) if it
- * is too short or anything follows the set.
+ * collector in cxt, keeping in memory only what its limit allows (the rest
+ * is unpacked straight into a run in a temporary file); ERROR
+ * (data_corrupted, naming the aggregate agg) if anything is wrong with it.
  */
 extern HashCollector *hc_state_deserialize(bytea *b, const char *agg, char head[4],
 										   uint64 *rows, MemoryContext cxt,

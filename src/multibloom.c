@@ -147,13 +147,24 @@ multibloom_check_compatible(const MultiBloom *a, const MultiBloom *b)
 	char	   *da,
 			   *db;
 	size_t		len = 256 * (MULTIBLOOM_MAX_ATTRS + 2);
+	bool		schemes_differ;
 
 	if (mbf_compatible(a, b, errbuf))
 		return;
+	/* every part of a multibloom is written under one scheme */
+	schemes_differ = a->nattrs == b->nattrs &&
+		mbf_part_c(a, a->nattrs)->hash_scheme != mbf_part_c(b, b->nattrs)->hash_scheme;
 	da = palloc(len);
 	db = palloc(len);
 	mbf_describe(a, da, len);
 	mbf_describe(b, db, len);
+	if (schemes_differ)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot unite multibloom filters of different hash schemes: %s", errbuf),
+				 errdetail("First filter: %s. Second filter: %s.", da, db),
+				 errhint("Rebuild the older filter from its data, e.g. with multibloom_agg: new filters use hash scheme %d.",
+						 BLOOM_HASH_SCHEME_NEWEST)));
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("cannot unite multibloom filters of different shapes: %s", errbuf),
@@ -456,12 +467,19 @@ multibloom_attribute(PG_FUNCTION_ARGS)
  * Union, comparison, statistics
  * --------------------------------------------------------------------- */
 
+/* A NULL argument is ignored, as multibloom_union_agg skips NULL rows. */
 Datum
 multibloom_union(PG_FUNCTION_ARGS)
 {
-	const MultiBloom *a = PG_GETARG_MULTIBLOOM(0);
-	const MultiBloom *b = PG_GETARG_MULTIBLOOM(1);
+	const MultiBloom *a;
+	const MultiBloom *b;
 
+	if (PG_ARGISNULL(0) && PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_POINTER(PG_GETARG_MULTIBLOOM(PG_ARGISNULL(0) ? 1 : 0));
+	a = PG_GETARG_MULTIBLOOM(0);
+	b = PG_GETARG_MULTIBLOOM(1);
 	multibloom_check_compatible(a, b);
 	PG_RETURN_POINTER(multibloom_union_new(a, b));
 }

@@ -63,7 +63,6 @@ extern void multibloom_read_row(FunctionCallInfo fcinfo, FilterCallCache *cache,
 								MultiBloomRow *row);
 
 /* The ERROR for a row of given values where nattrs were expected. */
-extern void multibloom_report_count_mismatch(const char *fname, int given, int nattrs)
-			pg_attribute_noreturn();
+pg_noreturn extern void multibloom_report_count_mismatch(const char *fname, int given, int nattrs);
 
 #endif							/* MULTIBLOOM_H */

@@ -30,7 +30,14 @@ CREATE FUNCTION @extschema@.bloom_empty_matrix(
 	RETURNS @extschema@.bloom
 	AS 'MODULE_PATHNAME', 'bloom_empty_matrix' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.bloom_empty_matrix(integer, bigint, integer, integer) IS
-	'empty matrix (M-BMBF) filter: rows x row_bits bits, nhashes bits per value, locators candidate rows per value; rows must be a multiple of locators';
+	'empty matrix (M-BMBF) filter: rows x row_bits bits, nhashes bits per value, locators candidate rows per value (1 <= locators <= rows, groups as even as possible); ties go to the emptier row';
+
+CREATE FUNCTION @extschema@.bloom_empty_matrix(
+	"rows" integer, row_bits bigint, nhashes integer, locators integer, ties text)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_empty_matrix' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_empty_matrix(integer, bigint, integer, integer, text) IS
+	'empty matrix (M-BMBF) filter with a tie rule: ''emptier'' (the default, rows fill together) or ''first'' (the paper''s Table 1: groups fill one after another)';
 
 -- ---- adding values (NULLs are never members) ----
 
@@ -89,18 +96,20 @@ CREATE OPERATOR @extschema@.<@ (
 );
 
 -- ---- set operations ----
+-- Not STRICT: a NULL argument is ignored, as the aggregates skip NULL rows
+-- (f(a, NULL) = a, f(NULL, NULL) = NULL).
 
 CREATE FUNCTION @extschema@.bloom_union(a @extschema@.bloom, b @extschema@.bloom)
 	RETURNS @extschema@.bloom
-	AS 'MODULE_PATHNAME', 'bloom_union' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bloom_union' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.bloom_union(@extschema@.bloom, @extschema@.bloom) IS
-	'bitwise OR of two filters of the same shape: the union of their sets';
+	'bitwise OR of two filters of the same shape: the union of their sets; a NULL argument is ignored';
 
 CREATE FUNCTION @extschema@.bloom_intersect(a @extschema@.bloom, b @extschema@.bloom)
 	RETURNS @extschema@.bloom
-	AS 'MODULE_PATHNAME', 'bloom_intersect' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bloom_intersect' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.bloom_intersect(@extschema@.bloom, @extschema@.bloom) IS
-	'bitwise AND of two filters of the same shape: contains at least their common values';
+	'bitwise AND of two filters of the same shape: contains at least their common values; a NULL argument is ignored';
 
 CREATE OPERATOR @extschema@.| (
 	LEFTARG = @extschema@.bloom, RIGHTARG = @extschema@.bloom,
@@ -141,6 +150,12 @@ CREATE FUNCTION @extschema@.bloom_matrix_row_bits(f @extschema@.bloom)
 	AS 'MODULE_PATHNAME', 'bloom_matrix_row_bits' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.bloom_matrix_row_bits(@extschema@.bloom) IS
 	'number of bits set in each row of a matrix filter, in row order (a row is full at half of its bits)';
+
+CREATE FUNCTION @extschema@.bloom_matrix_ties(f @extschema@.bloom)
+	RETURNS text
+	AS 'MODULE_PATHNAME', 'bloom_matrix_ties' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_matrix_ties(@extschema@.bloom) IS
+	'how a matrix filter breaks ties between candidate rows that need equally few new bits: ''emptier'' or ''first''';
 
 -- ---- the value hash ----
 

@@ -30,12 +30,13 @@ CREATE FUNCTION @extschema@.multibloom_attribute(f @extschema@.multibloom, attno
 COMMENT ON FUNCTION @extschema@.multibloom_attribute(@extschema@.multibloom, integer) IS
 	'the bloom filter of attribute attno (1-based), usable with bloom_contains';
 
--- Union.
+-- Union.  Not STRICT: a NULL argument is ignored, as multibloom_union_agg
+-- skips NULL rows.
 CREATE FUNCTION @extschema@.multibloom_union(a @extschema@.multibloom, b @extschema@.multibloom)
 	RETURNS @extschema@.multibloom
-	AS 'MODULE_PATHNAME', 'multibloom_union' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'multibloom_union' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.multibloom_union(@extschema@.multibloom, @extschema@.multibloom) IS
-	'part-by-part OR of two filters of the same shape: the union of their rows';
+	'part-by-part OR of two filters of the same shape: the union of their rows; a NULL argument is ignored';
 CREATE OPERATOR @extschema@.| (
 	LEFTARG = @extschema@.multibloom, RIGHTARG = @extschema@.multibloom,
 	FUNCTION = @extschema@.multibloom_union,

@@ -40,15 +40,29 @@
 #define BLOOM_LAYOUT_EXPLICIT	3
 
 /*
- * Hash schemes: how a value becomes the two 64-bit words that drive double
- * hashing.  Scheme 1: the type's extended hash (seeded with the filter's
- * seed), then two different 64-bit finalizers (see bf_hash_derive).
+ * Hash schemes: how a value's positions come from its hash.  Both start from
+ * the type's extended hash (seeded with the filter's seed) and the two words
+ * of bf_hash_derive; they differ in how the k positions are drawn from them
+ * (BfProbe below).  Filters record their scheme; bf_init writes the newest,
+ * and a stored filter keeps its own for every later insert and probe.
+ *
+ * Scheme 1: enhanced double hashing, x_i = h1 + i*h2 + i(i-1)(i-2)/6.  Its
+ * positions are not independent: values whose h2 is close to a rational
+ * multiple a/b of 2^64 (b < k) have only about b distinct positions, and
+ * values close to a stored one retrace its positions, which puts a floor of
+ * bf_scheme1_floor(fill, k) / m under the rate whatever k is (scheme1.h,
+ * doc/guarantees.md).  Kept for stored filters.
+ *
+ * Scheme 2: k independent 64-bit words, bf_position_word(h, i).
  */
-#define BLOOM_HASH_SCHEME_PG_EXTENDED	1
+#define BLOOM_HASH_SCHEME_DOUBLE_HASHING		1
+#define BLOOM_HASH_SCHEME_INDEPENDENT_WORDS		2
+#define BLOOM_HASH_SCHEME_NEWEST	BLOOM_HASH_SCHEME_INDEPENDENT_WORDS
 
 /* Flags (header byte 3).  Unknown flags are rejected by readers. */
 #define BLOOM_FLAG_AUTOSIZED	0x01	/* built by a sizing aggregate */
-#define BLOOM_KNOWN_FLAGS		(BLOOM_FLAG_AUTOSIZED)
+#define BLOOM_FLAG_MATRIX_TIES_FIRST	0x02	/* matrix only: see layout_matrix.h */
+#define BLOOM_KNOWN_FLAGS		(BLOOM_FLAG_AUTOSIZED | BLOOM_FLAG_MATRIX_TIES_FIRST)
 
 /* Blocked layout: one block is one 64-byte cache line. */
 #define BLOOM_BLOCK_BITS		512
@@ -226,24 +240,38 @@ bf_reduce(uint64_t x, uint64_t n)
 #endif
 }
 
+/* Scheme 2: the i-th of a value's independent 64-bit words. */
+static inline uint64_t
+bf_position_word(BloomHash h, uint32_t i)
+{
+	return bf_mix64(h.h1 + (uint64_t) i * h.h2);
+}
+
 /*
- * Enhanced double hashing (Dillinger & Manolios) on the two words of
- * bf_hash_derive: x_i = h1 + i*h2 + (i^3 - i)/6, each mapped onto [0, n) by
- * bf_reduce.  The classic layout's positions in the whole filter, and the
- * matrix layout's positions in a row.  Use: bf_probe_start, then
- * bf_probe_next(&p, n) once per hash function.
+ * A value's positions in a range of n bits, one per hash function: the
+ * classic layout's positions in the whole filter and the matrix layout's in
+ * a row.  Use: bf_probe_start with the filter's hash scheme, then
+ * bf_probe_next(&p, n) once per hash function.  Position i is
+ *   scheme 2: bf_reduce(bf_position_word(h, i), n);
+ *   scheme 1: bf_reduce(h1 + i*h2 + i(i-1)(i-2)/6, n), enhanced double
+ *             hashing (Dillinger & Manolios), kept for stored filters.
+ * Under both, the words do not depend on n, so a filter of 2^j times the
+ * bits folds onto this one (filter.h, bf_fold).  Scheme 2 costs one
+ * bf_mix64 per position, a few cycles beside the memory access.
  */
 typedef struct BfProbe
 {
-	uint64_t	x;
-	uint64_t	y;
+	BloomHash	h;
+	uint64_t	x;				/* scheme 1: h1 + i*h2 + i(i-1)(i-2)/6 */
+	uint64_t	y;				/* scheme 1: h2 + i(i-1)/2 */
 	uint32_t	i;
+	bool		independent;	/* scheme 2 */
 } BfProbe;
 
 static inline BfProbe
-bf_probe_start(BloomHash h)
+bf_probe_start(BloomHash h, uint8_t scheme)
 {
-	BfProbe		p = {h.h1, h.h2, 0};
+	BfProbe		p = {h, h.h1, h.h2, 0, scheme == BLOOM_HASH_SCHEME_INDEPENDENT_WORDS};
 
 	return p;
 }
@@ -251,11 +279,18 @@ bf_probe_start(BloomHash h)
 static inline uint64_t
 bf_probe_next(BfProbe *p, uint64_t n)
 {
-	uint64_t	pos = bf_reduce(p->x, n);
+	uint64_t	word;
 
-	p->x += p->y;
-	p->y += p->i++;
-	return pos;
+	if (p->independent)
+		word = bf_position_word(p->h, p->i);
+	else
+	{
+		word = p->x;
+		p->x += p->y;
+		p->y += p->i;
+	}
+	p->i++;
+	return bf_reduce(word, n);
 }
 
 /* ---- bits ---- */

@@ -180,7 +180,7 @@ bf_init(BloomFilter *f, const BloomShape *s)
 {
 	f->version = BLOOM_FORMAT_VERSION;
 	f->layout = s->layout;
-	f->hash_scheme = BLOOM_HASH_SCHEME_PG_EXTENDED;
+	f->hash_scheme = BLOOM_HASH_SCHEME_NEWEST;
 	f->flags = 0;
 	f->nbits = s->nbits;
 	f->seed = s->seed;
@@ -336,19 +336,22 @@ shapes_equal(const BloomShape *a, const BloomShape *b)
 		a->rows == b->rows && a->locators == b->locators;
 }
 
-/* Two bit arrays that OR and AND: equal shapes, or foldable sizes. */
+/*
+ * Two bit arrays that OR and AND: one hash scheme and (matrix) tie rule,
+ * and equal shapes or foldable sizes.
+ */
 static bool
 bits_compatible(const BloomFilter *a, const BloomFilter *b)
 {
 	BloomShape	sa,
 				sb;
 
-	if (bf_is_explicit(a) || bf_is_explicit(b))
+	if (bf_is_explicit(a) || bf_is_explicit(b) || a->hash_scheme != b->hash_scheme ||
+		bf_matrix_ties_first(a) != bf_matrix_ties_first(b))
 		return false;
 	bf_get_shape(a, &sa);
 	bf_get_shape(b, &sb);
-	return (shapes_equal(&sa, &sb) && a->hash_scheme == b->hash_scheme) ||
-		bf_foldable(a, b);
+	return shapes_equal(&sa, &sb) || bf_foldable(a, b);
 }
 
 /* An empty data-sized filter: the identity of union whatever its size. */
@@ -380,6 +383,18 @@ bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
 
 	if (bits_compatible(a, b) || datasized_pair(a, b))
 		return true;
+	if (!bf_is_explicit(a) && !bf_is_explicit(b))
+	{
+		if (a->hash_scheme != b->hash_scheme)
+		{
+			snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+					 "first filter uses hash scheme %u, second hash scheme %u: the same value has different positions under each",
+					 (unsigned) a->hash_scheme, (unsigned) b->hash_scheme);
+			return false;
+		}
+		if (!bf_matrix_same_ties(a, b, errbuf))
+			return false;
+	}
 	bf_get_shape(a, &sa);
 	bf_get_shape(b, &sb);
 	bf_shape_describe(&sa, da, sizeof(da));
@@ -663,6 +678,7 @@ bf_fold(const BloomFilter *src, BloomFilter *dst)
 
 	for (uint64_t i = 0; i < n; i++)
 		dst->words[i] = folded_word(src->words, i, f);
+	dst->hash_scheme = src->hash_scheme;
 	dst->inserted = src->inserted;
 	dst->flags = src->flags;
 }
@@ -734,6 +750,8 @@ bf_equal(const BloomFilter *a, const BloomFilter *b)
 	bf_get_shape(a, &sa);
 	bf_get_shape(b, &sb);
 	if (!shapes_equal(&sa, &sb) || a->hash_scheme != b->hash_scheme)
+		return false;
+	if (bf_matrix_ties_first(a) != bf_matrix_ties_first(b))
 		return false;
 	return memcmp(a->words, b->words, 8 * bf_nwords(a)) == 0;
 }

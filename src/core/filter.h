@@ -70,7 +70,11 @@ bf_is_datasized(const BloomFilter *f)
 	return (f->flags & BLOOM_FLAG_AUTOSIZED) != 0;
 }
 
-/* Writes the header of an empty filter of this shape; words must be zeroed. */
+/*
+ * Writes the header of an empty filter of this shape, under the newest hash
+ * scheme (BLOOM_HASH_SCHEME_NEWEST); words must be zeroed.  A filter built
+ * from existing ones keeps theirs (bf_fold; copies keep the header).
+ */
 extern void bf_init(BloomFilter *f, const BloomShape *shape);
 
 extern void bf_get_shape(const BloomFilter *f, BloomShape *shape);
@@ -179,9 +183,12 @@ extern void bf_builder_finish(BfBuilder *b);
 
 /*
  * True if a and b can be united or intersected; otherwise false and errbuf
- * says why, naming both shapes.  Bit arrays combine when their shapes are
- * equal or fold (bf_foldable).  Data-sized filters of the same seed also
- * combine whatever their sizes when one of them is a list or empty.
+ * says why: different hash schemes of two bit arrays (checked first: the
+ * same value has other positions under each, so no size or shape makes
+ * them combine), or different shapes, naming both.  Bit arrays combine when
+ * their shapes are equal or fold (bf_foldable).  Data-sized filters of the
+ * same seed also combine whatever their sizes and schemes when one of them
+ * is a list (value hashes, not positions) or empty.
  */
 extern bool bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf);
 
@@ -249,8 +256,8 @@ extern void bf_intersect_into(BloomFilter *dst, const BloomFilter *src);
 
 /*
  * True if filters of a's and b's shapes fold onto a common size: both
- * auto-sized, classic, with the same hash functions and seed, and
- * power-of-two word counts.  Shapes that are equal need no folding.
+ * auto-sized, classic, with the same hash scheme, hash functions and seed,
+ * and power-of-two word counts.  Shapes that are equal need no folding.
  */
 extern bool bf_foldable(const BloomFilter *a, const BloomFilter *b);
 
@@ -259,6 +266,7 @@ extern bool bf_foldable(const BloomFilter *a, const BloomFilter *b);
  * src's nbits; dst's words must be zeroed): bit j of dst becomes the OR of
  * the f = src/dst adjacent bits j*f .. j*f+f-1 of src.  For the classic
  * layout that is exactly the filter of dst's size holding the same values.
+ * dst takes src's hash scheme, insert count and flags.
  */
 extern void bf_fold(const BloomFilter *src, BloomFilter *dst);
 

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Widest record, in 64-bit words (multibloom: one word per attribute + 1). */
 #define BF_RECORD_MAX_WIDTH	64
@@ -76,5 +77,99 @@ bf_merge_heap_top(const BfMergeHeap *h)
  * cur[] became NULL.
  */
 extern void bf_merge_heap_top_advanced(BfMergeHeap *h);
+
+/*
+ * The packed form of ascending, distinct records: how the distinct-hash
+ * collector ships a partial aggregate state between processes.  Sorted
+ * distinct hashes are dense: n of them are about 2^64/n apart, so word 0 of
+ * each record is stored as its gap from the previous record's word 0,
+ * Rice-coded (the gap's low k bits verbatim, the rest in unary), and the
+ * other words verbatim.  k is chosen for each block of BF_PACK_BLOCK records
+ * from the block's span, so every distribution packs within bf_pack_bound
+ * and uniform hashes take about 66 - log2(n) bits each (5.4 bytes instead of
+ * 8 at n = 10^7).  Bits go least significant first into consecutive bytes;
+ * each block starts with its k in 6 bits; the last byte is padded with
+ * zeros.
+ */
+#define BF_PACK_BLOCK		128
+
+typedef struct BfPackWriter
+{
+	uint8_t    *out;			/* cap bytes, of which len written */
+	size_t		cap;
+	size_t		len;
+	uint64_t	acc;			/* bits not yet written, nacc of them */
+	int			nacc;
+	int			width;
+	uint64_t	prev;			/* word 0 of the last record packed */
+	uint64_t   *block;			/* BF_PACK_BLOCK records waiting for their k */
+	size_t		nblock;
+	uint64_t	last[BF_RECORD_MAX_WIDTH];	/* the last record added */
+	uint64_t	count;			/* records added */
+	bool		failed;			/* out of room, or not ascending and distinct */
+} BfPackWriter;
+
+/*
+ * Bytes that n records of width words can take at most, whatever their
+ * values; SIZE_MAX if that does not fit a size_t.
+ */
+extern size_t bf_pack_bound(uint64_t n, int width);
+
+/*
+ * Starts packing into out (cap bytes).  block is room for BF_PACK_BLOCK
+ * records of width words, owned by the caller.
+ */
+extern void bf_pack_init(BfPackWriter *w, int width, uint64_t *block,
+						 uint8_t *out, size_t cap);
+
+/* Packs the block of waiting records (bf_pack_add calls it when full). */
+extern void bf_pack_flush_block(BfPackWriter *w);
+
+/* Adds the next record: records must come ascending and distinct. */
+static inline void
+bf_pack_add(BfPackWriter *w, const uint64_t *rec)
+{
+	if (w->width == 1)
+		w->block[w->nblock] = rec[0];
+	else
+		memcpy(w->block + w->nblock * w->width, rec, sizeof(uint64_t) * w->width);
+	if (++w->nblock == BF_PACK_BLOCK)
+		bf_pack_flush_block(w);
+}
+
+/*
+ * Packs what is left; true unless the records were not ascending and
+ * distinct or out was too small.  w->len is then the packed size.
+ */
+extern bool bf_pack_finish(BfPackWriter *w);
+
+typedef struct BfPackReader
+{
+	const uint8_t *in;			/* len bytes, of which pos read into acc */
+	size_t		len;
+	size_t		pos;
+	uint64_t	acc;			/* bits read but not used, nacc of them */
+	int			nacc;
+	int			width;
+	uint64_t	remaining;		/* records not yet unpacked */
+	int			k;				/* of the current block */
+	int			left_in_block;
+	bool		have_last;
+	uint64_t	last[BF_RECORD_MAX_WIDTH];
+} BfPackReader;
+
+/* Starts unpacking count records of width words from in (len bytes). */
+extern void bf_unpack_init(BfPackReader *r, const uint8_t *in, size_t len,
+						   int width, uint64_t count);
+
+/*
+ * Unpacks up to max records into out; returns how many (0 once all are
+ * read), or -1 if the input is damaged: it ends early, or the records it
+ * holds are not ascending and distinct.
+ */
+extern int64_t bf_unpack(BfPackReader *r, uint64_t *out, size_t max);
+
+/* True when every record was read and nothing but padding is left. */
+extern bool bf_unpack_done(const BfPackReader *r);
 
 #endif							/* BF_HASH_RECORDS_H */

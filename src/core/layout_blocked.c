@@ -49,13 +49,26 @@ bf_blocked_shape_check(const BloomShape *s, char *errbuf)
  * --------------------------------------------------------------------- */
 
 /*
- * In-block positions: nine bits each, taken seven at a time from one 64-bit
- * word: first h2 without its constant low bit, then
- * bf_mix64_inblock(previous word + h2) for the next seven, and so on.  They
- * depend only on h2, never on the number of blocks, which is what keeps
- * filters foldable.
+ * In-block positions: nine bits each, taken seven at a time from 64-bit
+ * words that depend only on the value, never on the number of blocks,
+ * which is what keeps filters foldable.
+ *
+ * Scheme 2: the words are the value's position words 1, 2, 3, ...
+ * (bf_position_word; word 0 is left out, being a function of h1 alone,
+ * which picks the block), so all k positions are independent.
+ *
+ * Scheme 1 (stored filters): first h2 without its constant low bit, then
+ * w = bf_mix64_inblock(x + h2), x what is left of the previous word after
+ * seven 9-bit shifts: 0 after h2, the top bit of w after w.  So the words
+ * after the second are mix(h2) again or mix(h2 + 1): beyond 14 hash
+ * functions, half of all values repeat positions 7..13 (only 14 distinct
+ * fields) and the others have at most 21.  Full filters sized for k = 16,
+ * 20 and 22 then answer wrongly 3, 50 and 200 times more often than sized;
+ * bf_blocked_estimate_fpp says so for scheme 1.  Up to k = 14 both schemes
+ * have independent positions (measured: test/unit/test_hash_scheme.c,
+ * bench/results/scheme-floor-results.md).
  */
-#define BLOCKED_POSITIONS_PER_WORD	7	/* 9-bit fields in bits 1..63 of h2 */
+#define BLOCKED_POSITIONS_PER_WORD	7	/* 9-bit fields of one word */
 
 /* The value's block; writable for the insert, only read by the query. */
 static inline uint64_t *
@@ -65,6 +78,15 @@ value_block(const BloomFilter *f, BloomHash h)
 		BLOOM_BLOCK_WORDS * bf_blocked_block_index(h.h1, bf_blocked_nblocks(f));
 }
 
+/* The word of in-block positions 7j .. 7j+6; x is word j-1 after its seven shifts. */
+static inline uint64_t
+position_word(BloomHash h, bool independent, uint32_t j, uint64_t x)
+{
+	if (independent)
+		return bf_position_word(h, j + 1);
+	return j == 0 ? h.h2 >> 1 : bf_mix64_inblock(x + h.h2);	/* bit 0 of h2 is always 1 */
+}
+
 /*
  * Walks the value's k positions in its block: sets them (insert, returning
  * true if any was clear) or tests them (returning false at the first clear
@@ -72,16 +94,18 @@ value_block(const BloomFilter *f, BloomHash h)
  * constant `insert`, each caller gets its own loop.
  */
 static inline bool
-walk_positions(uint64_t *block, BloomHash h, uint32_t k, bool insert)
+walk_positions(uint64_t *block, BloomHash h, uint32_t k, uint8_t scheme, bool insert)
 {
-	uint64_t	x = h.h2 >> 1;	/* bit 0 of h2 is always 1 */
+	bool		independent = scheme == BLOOM_HASH_SCHEME_INDEPENDENT_WORDS;
+	uint64_t	x = 0;
 	bool		changed = false;
 	uint32_t	i = 0;
 
-	for (;;)
+	for (uint32_t j = 0;; j++)
 	{
 		uint32_t	end = k - i < BLOCKED_POSITIONS_PER_WORD ? k : i + BLOCKED_POSITIONS_PER_WORD;
 
+		x = position_word(h, independent, j, x);
 		for (; i < end; i++)
 		{
 			unsigned	pos = (unsigned) (x & (BLOOM_BLOCK_BITS - 1));
@@ -94,20 +118,19 @@ walk_positions(uint64_t *block, BloomHash h, uint32_t k, bool insert)
 		}
 		if (i == k)
 			return insert ? changed : true;
-		x = bf_mix64_inblock(x + h.h2);
 	}
 }
 
 bool
 bf_blocked_insert(BloomFilter *f, BloomHash h)
 {
-	return walk_positions(value_block(f, h), h, f->nhashes, true);
+	return walk_positions(value_block(f, h), h, f->nhashes, f->hash_scheme, true);
 }
 
 bool
 bf_blocked_query(const BloomFilter *f, BloomHash h)
 {
-	return walk_positions(value_block(f, h), h, f->nhashes, false);
+	return walk_positions(value_block(f, h), h, f->nhashes, f->hash_scheme, false);
 }
 
 void
@@ -263,13 +286,23 @@ bf_blocked_estimate_count(const BloomFilter *f)
 /*
  * A foreign value picks a block uniformly and k uniform bits in it: the
  * rate is the mean over blocks of fill^k, exact for the filter as it is.
+ * Under scheme 1 beyond 14 hash functions, half of all values have only 14
+ * distinct positions and the others min(k, 21) (see the positions above):
+ * the mean of fill^14 and fill^min(k, 21).
  */
 double
 bf_blocked_estimate_fpp(const BloomFilter *f)
 {
 	double		per_fill[BLOOM_BLOCK_BITS + 1];
+	double		k = f->nhashes;
+	bool		repeats = f->hash_scheme == BLOOM_HASH_SCHEME_DOUBLE_HASHING && k > 14;
 
 	for (int x = 0; x <= BLOOM_BLOCK_BITS; x++)
-		per_fill[x] = pow((double) x / BLOOM_BLOCK_BITS, (double) f->nhashes);
+	{
+		double		fill = (double) x / BLOOM_BLOCK_BITS;
+
+		per_fill[x] = repeats ? 0.5 * (pow(fill, 14.0) + pow(fill, fmin(k, 21.0)))
+			: pow(fill, k);
+	}
 	return sum_over_blocks(f, per_fill) / (double) bf_blocked_nblocks(f);
 }

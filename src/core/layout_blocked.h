@@ -8,9 +8,11 @@
  *	  choose it when the filter is larger than the caches and probes dominate.
  *
  *	  The block comes from h1 by multiply-shift over the number of blocks;
- *	  the bits inside the block come from h2 alone.  So a filter of f*B
- *	  blocks folds exactly onto a filter of B blocks by OR-ing each run of f
- *	  adjacent blocks, as the classic layout folds runs of bits.
+ *	  the bits inside the block from words that do not depend on it (the
+ *	  value's position words 1, 2, ... under hash scheme 2; h2 and remixes
+ *	  of it under scheme 1).  So a filter of f*B blocks folds exactly onto a
+ *	  filter of B blocks by OR-ing each run of f adjacent blocks, as the
+ *	  classic layout folds runs of bits.
  *
  *	  Callers go through core/filter.h, which dispatches on the layout; open
  *	  this file for the block placement, the exact-rate sizing and the

@@ -5,6 +5,8 @@
  */
 #include "layout_classic.h"
 
+#include "scheme1.h"
+
 #include <string.h>
 
 bool
@@ -40,11 +42,11 @@ bf_classic_shape_check(const BloomShape *s, char *errbuf)
 	return true;
 }
 
-/* The positions: bf_probe_next over the whole filter. */
+/* The positions: bf_probe_next over the whole filter, by the filter's scheme. */
 bool
 bf_classic_insert(BloomFilter *f, BloomHash h)
 {
-	BfProbe		p = bf_probe_start(h);
+	BfProbe		p = bf_probe_start(h, f->hash_scheme);
 	bool		changed = false;
 
 	for (uint32_t i = 0; i < f->nhashes; i++)
@@ -55,7 +57,7 @@ bf_classic_insert(BloomFilter *f, BloomHash h)
 bool
 bf_classic_query(const BloomFilter *f, BloomHash h)
 {
-	BfProbe		p = bf_probe_start(h);
+	BfProbe		p = bf_probe_start(h, f->hash_scheme);
 
 	for (uint32_t i = 0; i < f->nhashes; i++)
 		if (!bf_test_bit(f->words, bf_probe_next(&p, f->nbits)))
@@ -66,7 +68,7 @@ bf_classic_query(const BloomFilter *f, BloomHash h)
 void
 bf_classic_prefetch(const BloomFilter *f, BloomHash h)
 {
-	BfProbe		p = bf_probe_start(h);
+	BfProbe		p = bf_probe_start(h, f->hash_scheme);
 
 	for (uint32_t i = 0; i < f->nhashes; i++)
 		bf_prefetch_line(&f->words[bf_probe_next(&p, f->nbits) >> 6]);
@@ -79,10 +81,19 @@ bf_classic_estimate_count(const BloomFilter *f)
 							  (double) bf_popcount_words(f->words, bf_nwords(f)));
 }
 
+/*
+ * fill^k: the rate of k independent positions (scheme 2).  A scheme-1
+ * filter adds the floor of its double hashing (scheme1.h), from the fill
+ * alone: the count it needs is the one the fill implies, not the insert
+ * count, which counts repeats and adds up over unions of the same values.
+ */
 double
 bf_classic_estimate_fpp(const BloomFilter *f)
 {
 	double		fill = (double) bf_popcount_words(f->words, bf_nwords(f)) / (double) f->nbits;
+	double		fpp = pow(fill, (double) f->nhashes);
 
-	return pow(fill, (double) f->nhashes);
+	if (f->hash_scheme == BLOOM_HASH_SCHEME_DOUBLE_HASHING)
+		fpp += bf_scheme1_floor(fill, f->nhashes) / (double) f->nbits;
+	return fpp > 1.0 ? 1.0 : fpp;
 }

@@ -1,13 +1,13 @@
 /*
  * layout_classic.h
  *	  The 'classic' layout: a value sets k bits anywhere in the filter's m
- *	  bits, by enhanced double hashing (Dillinger & Manolios) on the two
- *	  64-bit words of bf_hash_derive, x_i = h1 + i*h2 + (i^3 - i)/6, each
- *	  mapped onto [0, m) by multiply-shift (BfProbe in bf_base.h).  The
- *	  smallest filter for a rate;
- *	  a probe of a large filter misses the cache up to k times.
+ *	  bits, bit i the value's i-th 64-bit word mapped onto [0, m) by
+ *	  multiply-shift (BfProbe in bf_base.h): under hash scheme 2 its
+ *	  independent position words, under scheme 1 (stored filters) enhanced
+ *	  double hashing.  The smallest filter for a rate; a probe of a large
+ *	  filter misses the cache up to k times.
  *
- *	  Because the sequence x_i does not depend on m and the reduction is
+ *	  Because the words do not depend on m and the reduction is
  *	  monotone, a filter of f*m bits folds onto one of m bits by OR-ing runs
  *	  of f adjacent bits, giving exactly the bits of an m-bit filter: the
  *	  auto-sized aggregates rely on it (bf_fold in core/filter.h).

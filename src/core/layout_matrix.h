@@ -6,12 +6,19 @@
  *
  *	  The nbits bits form r rows of row_bits = nbits / r bits each (row i is
  *	  bits [i * row_bits, (i + 1) * row_bits)).  The s locating hashes split
- *	  the rows into s groups of r / s consecutive rows; a value has one
- *	  candidate row in each group and the same k in-row positions in every
- *	  candidate.  Insertion sets the value's bits in one candidate only: the
- *	  one needing the fewest new bits among those that are not full (at least
- *	  half of their bits set).  A query succeeds if any candidate has all k
- *	  bits set.
+ *	  the rows into s groups of consecutive rows, as even as possible (the
+ *	  first r mod s groups have one row more); a value has one candidate row
+ *	  in each group and the same k in-row positions in every candidate.
+ *	  Insertion sets the value's bits in one candidate only: the one needing
+ *	  the fewest new bits among those that are not full (at least half of
+ *	  their bits set).  A query succeeds if any candidate has all k bits set.
+ *
+ *	  Ties between candidates that need equally few new bits go to the
+ *	  emptier row (then the first group), which keeps the rows filling
+ *	  together; or, with BLOOM_FLAG_MATRIX_TIES_FIRST in the header, to the
+ *	  first candidate in group order, which fills the groups one after
+ *	  another: the rule that reproduces the paper's Table 1, and the worse
+ *	  filter at every load (doc/matrix.md, "Which rule").
  *
  *	  In memory, the bit words are followed by one 64-bit counter per row
  *	  holding the number of bits set in that row, so insertion learns a
@@ -42,6 +49,42 @@ bf_matrix_row_bits(const BloomFilter *f)
 	return f->nbits / f->rows;
 }
 
+/*
+ * Group g of a filter's s groups: rows [first, first + size).  The r rows
+ * are spread as evenly as possible, the first r mod s groups one row
+ * larger; when s divides r every group has r / s rows.
+ */
+static inline uint32_t
+bf_matrix_group_first(uint32_t rows, uint32_t locators, uint32_t g)
+{
+	uint32_t	extra = rows % locators;
+
+	return g * (rows / locators) + (g < extra ? g : extra);
+}
+
+static inline uint32_t
+bf_matrix_group_size(uint32_t rows, uint32_t locators, uint32_t g)
+{
+	return rows / locators + (g < rows % locators ? 1 : 0);
+}
+
+/* True if ties go to the first candidate (the paper's rule), not the emptier. */
+static inline bool
+bf_matrix_ties_first(const BloomFilter *f)
+{
+	return (f->flags & BLOOM_FLAG_MATRIX_TIES_FIRST) != 0;
+}
+
+/* Names of the two tie rules, as SQL spells them. */
+#define BLOOM_MATRIX_TIES_EMPTIER	"emptier"
+#define BLOOM_MATRIX_TIES_FIRST		"first"
+
+static inline const char *
+bf_matrix_ties_name(const BloomFilter *f)
+{
+	return bf_matrix_ties_first(f) ? BLOOM_MATRIX_TIES_FIRST : BLOOM_MATRIX_TIES_EMPTIER;
+}
+
 /* The per-row set-bit counters, after the bit words. */
 static inline uint64_t *
 bf_matrix_counters(BloomFilter *f)
@@ -67,8 +110,9 @@ extern bool bf_matrix_shape_for(double capacity, double fpp, BloomShape *shape,
 								char *errbuf);
 
 /*
- * Rules of this layout (rows, locators, row length, total size with the
- * counters); the generic ones (nbits, nhashes) are bf_shape_check's.
+ * Rules of this layout (1 <= locators <= rows, locators at most 64, rows of
+ * equal length, total size with the counters); the generic ones (nbits,
+ * nhashes) are bf_shape_check's.
  */
 extern bool bf_matrix_shape_check(const BloomShape *shape, char *errbuf);
 
@@ -85,7 +129,11 @@ extern bool bf_matrix_query(const BloomFilter *f, BloomHash h);
 /* Nothing to load ahead: the candidates depend on their rows' counters. */
 extern void bf_matrix_prefetch(const BloomFilter *f, BloomHash h);
 
-/* Values held, from the fill of all bits (as for the classic layout). */
+/*
+ * Values held, from the bits set and a model of the insertion rule
+ * (layout_matrix_model.h): longest bit match sets fewer than k new bits per
+ * value, so the classic estimate would read low.
+ */
 extern double bf_matrix_estimate_count(const BloomFilter *f);
 
 /*
@@ -102,5 +150,13 @@ extern bool bf_matrix_counters_consistent(const BloomFilter *f);
 
 /* full_at of dst after dst |= src (see doc/matrix.md). */
 extern int64_t bf_matrix_union_full_at(int64_t a, int64_t b);
+
+/*
+ * True if a and b break ties alike (always, for other layouts, which never
+ * carry the flag); false with a message otherwise.  Part of what two
+ * filters must share to be united, intersected or equal.
+ */
+extern bool bf_matrix_same_ties(const BloomFilter *a, const BloomFilter *b,
+								char *errbuf);
 
 #endif							/* LAYOUT_MATRIX_H */

@@ -71,14 +71,23 @@ header_check(uint8_t version, uint8_t scheme, uint8_t flags,
 				 (unsigned) version, BLOOM_FORMAT_VERSION);
 		return false;
 	}
-	if (scheme != BLOOM_HASH_SCHEME_PG_EXTENDED)
+	if (scheme != BLOOM_HASH_SCHEME_DOUBLE_HASHING &&
+		scheme != BLOOM_HASH_SCHEME_INDEPENDENT_WORDS)
 	{
-		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "unknown hash scheme %u", (unsigned) scheme);
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "unknown hash scheme %u (this version reads schemes 1 and 2)",
+				 (unsigned) scheme);
 		return false;
 	}
 	if (flags & ~BLOOM_KNOWN_FLAGS)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "unknown flags 0x%02x", (unsigned) flags);
+		return false;
+	}
+	if ((flags & BLOOM_FLAG_MATRIX_TIES_FIRST) && s->layout != BLOOM_LAYOUT_MATRIX)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "flag 0x%02x is only for the matrix layout",
+				 (unsigned) BLOOM_FLAG_MATRIX_TIES_FIRST);
 		return false;
 	}
 	if (reserved1 != 0 || reserved2 != 0)

@@ -15,7 +15,7 @@ HEADER = struct.Struct("<BBBBQQQIIIIqQ")
 CLASSIC, BLOCKED, MATRIX = 0, 1, 2
 LAYOUT_NAMES = {CLASSIC: "classic", BLOCKED: "blocked", MATRIX: "matrix"}
 BLOCK_BITS = 512
-KNOWN_HASH_SCHEMES = (1,)
+KNOWN_HASH_SCHEMES = (1, 2)
 
 
 class FormatError(ValueError):
@@ -59,6 +59,16 @@ def two_words(h):
     return h1, h2
 
 
+def position_word(h1, h2, i):
+    """Hash scheme 2: the value's i-th independent position word."""
+    return mix((h1 + i * h2) & MASK64)
+
+
+def independent_positions(h1, h2, k, n):
+    """Hash scheme 2: k positions in [0, n), one from each position word."""
+    return [reduce(position_word(h1, h2, i), n) for i in range(k)]
+
+
 def double_hashing(h1, h2, k, n):
     """The enhanced double hashing sequence of the classic layout, in [0, n)."""
     x, y = h1, h2
@@ -76,7 +86,7 @@ class Bloom:
     def __init__(self, layout, nbits, nhashes, seed=0, rows=0, locators=0):
         self.version = 1
         self.layout = layout
-        self.hash_scheme = 1
+        self.hash_scheme = 2
         self.flags = 0
         self.nbits = nbits
         self.seed = seed & MASK64
@@ -149,8 +159,18 @@ class Bloom:
 
     # -- positions, by layout -----------------------------------------------
 
+    def _positions(self, h1, h2, n):
+        """The k positions in [0, n) under the filter's hash scheme."""
+        if self.hash_scheme == 2:
+            return independent_positions(h1, h2, self.nhashes, n)
+        return double_hashing(h1, h2, self.nhashes, n)
+
     def _blocked_bits(self, h1, h2):
         block = reduce(h1, self.nbits // BLOCK_BITS)
+        if self.hash_scheme == 2:
+            return [block * BLOCK_BITS +
+                    ((position_word(h1, h2, i // 7 + 1) >> (9 * (i % 7))) & 511)
+                    for i in range(self.nhashes)]
         x = h2 >> 1
         out = []
         for i in range(self.nhashes):
@@ -176,7 +196,7 @@ class Bloom:
 
     def _matrix_add(self, h1, h2):
         row_bits = self._matrix_rows()
-        pos = double_hashing(h1, h2, self.nhashes, row_bits)
+        pos = self._positions(h1, h2, row_bits)
         cands = self._candidates(h1, h2)
         new = [sum(1 for p in pos if not self.test_bit(c * row_bits + p)) for c in cands]
         if 0 not in new:
@@ -194,7 +214,7 @@ class Bloom:
     def add_hash(self, h):
         h1, h2 = two_words(h)
         if self.layout == CLASSIC:
-            for p in double_hashing(h1, h2, self.nhashes, self.nbits):
+            for p in self._positions(h1, h2, self.nbits):
                 self.set_bit(p)
         elif self.layout == BLOCKED:
             for p in self._blocked_bits(h1, h2):
@@ -206,10 +226,10 @@ class Bloom:
     def contains_hash(self, h):
         h1, h2 = two_words(h)
         if self.layout == CLASSIC:
-            return all(self.test_bit(p) for p in double_hashing(h1, h2, self.nhashes, self.nbits))
+            return all(self.test_bit(p) for p in self._positions(h1, h2, self.nbits))
         if self.layout == BLOCKED:
             return all(self.test_bit(p) for p in self._blocked_bits(h1, h2))
         row_bits = self._matrix_rows()
-        pos = double_hashing(h1, h2, self.nhashes, row_bits)
+        pos = self._positions(h1, h2, row_bits)
         return any(all(self.test_bit(c * row_bits + p) for p in pos)
                    for c in self._candidates(h1, h2))

@@ -211,7 +211,7 @@ test_wire_roundtrip(void)
 	BloomFilter *g;
 	/* the header of a list of 2 (hashes follow): layout 3, flag 0x01, nbits 128, k 0 */
 	static const uint8_t head[] = {
-		0x01, 0x03, BLOOM_HASH_SCHEME_PG_EXTENDED, 0x01,
+		0x01, 0x03, BLOOM_HASH_SCHEME_NEWEST, 0x01,
 		0x80, 0, 0, 0, 0, 0, 0, 0,	/* nbits */
 		0, 0, 0, 0, 0, 0, 0, 0,		/* seed */
 		2, 0, 0, 0, 0, 0, 0, 0,		/* inserted */

@@ -1,9 +1,11 @@
 /*
  * test_matrix.c
- *	  Unit tests of the 'matrix' layout (src/core/layout_matrix.c): shapes,
- *	  insertion rules (longest bit match, full rows, full_at), no false
- *	  negatives, counters through set operations and the binary format, and
- *	  the capacity/fpp sizing rule.  Run with `make unit`.
+ *	  Unit tests of the 'matrix' layout (src/core/layout_matrix.c): shapes and
+ *	  groups (even or not), insertion rules (longest bit match, the two tie
+ *	  rules, full rows, full_at), no false negatives, counters through set
+ *	  operations and the binary format, the capacity/fpp sizing rule, and
+ *	  the statistics (fpp from the rows, count from the fill model).  Run
+ *	  with `make unit`.
  */
 #include "unit.h"
 
@@ -53,9 +55,13 @@ test_shapes(void)
 	s = matrix_shape(6, 100, 3, 3);	/* rows not word-aligned: fine */
 	CHECK(bf_shape_check(&s, err));
 
-	s = matrix_shape(8, 64, 3, 3);	/* 8 rows, 3 locators */
+	s = matrix_shape(8, 64, 3, 3);	/* 8 rows, 3 locators: groups of 3, 3, 2 */
+	CHECK(bf_shape_check(&s, err));
+	s = matrix_shape(8, 64, 3, 8);	/* one row per group */
+	CHECK(bf_shape_check(&s, err));
+	s = matrix_shape(2, 64, 3, 3);	/* a group without a row */
 	CHECK(!bf_shape_check(&s, err));
-	CHECK(strstr(err, "multiple of the number of locators") != NULL);
+	CHECK(strstr(err, "at least the number of locators (3), not 2") != NULL);
 	s = matrix_shape(8, 64, 3, 0);
 	CHECK(!bf_shape_check(&s, err));
 	s = matrix_shape(0, 64, 3, 1);
@@ -299,12 +305,17 @@ test_wire(void)
 	CHECK(!bf_struct_check(g, bf_struct_bytes(600), err));
 
 	/* hostile headers */
-	buf[32] = 4;				/* rows 4 with 3 locators */
+	buf[32] = 2;				/* rows 2 with 3 locators */
 	CHECK(!bf_wire_check(buf, len, &struct_bytes, err));
 	buf[32] = 6;
-	buf[36] = 4;				/* 4 locators do not divide 6 rows */
+	buf[36] = 7;				/* 7 locators for 6 rows */
 	CHECK(!bf_wire_check(buf, len, &struct_bytes, err));
+	buf[36] = 4;				/* 4 locators for 6 rows: groups of 2, 2, 1, 1 */
+	CHECK(bf_wire_check(buf, len, &struct_bytes, err));
 	buf[36] = 3;
+	buf[3] = BLOOM_FLAG_MATRIX_TIES_FIRST;	/* the tie rule: fine on a matrix */
+	CHECK(bf_wire_check(buf, len, &struct_bytes, err));
+	buf[3] = 0;
 	memset(buf + 44, 0xff, 8);	/* full_at -1: fine */
 	CHECK(bf_wire_check(buf, len, &struct_bytes, err));
 	buf[44] = 0xfe;				/* full_at -2 */
@@ -318,6 +329,264 @@ test_wire(void)
 	free(buf);
 	free(f);
 	free(g);
+}
+
+/* Groups of r rows over s locators, as even as possible, larger first. */
+static void
+test_groups(void)
+{
+	uint32_t	first[3],
+				size[3];
+
+	for (uint32_t g = 0; g < 3; g++)
+	{
+		first[g] = bf_matrix_group_first(8, 3, g);
+		size[g] = bf_matrix_group_size(8, 3, g);
+	}
+	CHECK(first[0] == 0 && first[1] == 3 && first[2] == 6);
+	CHECK(size[0] == 3 && size[1] == 3 && size[2] == 2);
+	/* s dividing r: the old equal groups, so stored filters place as before */
+	for (uint32_t g = 0; g < 4; g++)
+	{
+		CHECK_EQ_U64(bf_matrix_group_first(16, 4, g), 4 * g);
+		CHECK_EQ_U64(bf_matrix_group_size(16, 4, g), 4);
+	}
+	/* every row belongs to exactly one group, for every r and s */
+	for (uint32_t r = 1; r <= 20; r++)
+		for (uint32_t s = 1; s <= r; s++)
+		{
+			uint32_t	next = 0;
+
+			for (uint32_t g = 0; g < s; g++)
+			{
+				CHECK_EQ_U64(bf_matrix_group_first(r, s, g), next);
+				CHECK(bf_matrix_group_size(r, s, g) >= r / s);
+				CHECK(bf_matrix_group_size(r, s, g) <= r / s + 1);
+				next += bf_matrix_group_size(r, s, g);
+			}
+			CHECK_EQ_U64(next, r);
+		}
+}
+
+/* With unequal groups every row is used, no value is lost, and fpp holds. */
+static void
+test_unequal_groups(void)
+{
+	BloomFilter *f = new_matrix(8, 4096, 7, 3);
+	uint64_t	missed = 0,
+				fp = 0;
+
+	for (uint64_t v = 0; v < 3000; v++)
+		bf_insert(f, value(v));
+	for (uint32_t r = 0; r < 8; r++)
+		CHECK(bf_matrix_counters(f)[r] > 0);
+	for (uint64_t v = 0; v < 3000; v++)
+		missed += !bf_query(f, value(v));
+	CHECK_EQ_U64(missed, 0);
+	for (uint64_t v = 0; v < 200000; v++)
+		fp += bf_query(f, value(UINT64_C(1) << 42 | v));
+	/* the estimate weighs each group's rows by the group's size */
+	CHECK_NEAR(bf_estimate_fpp(f) / ((double) fp / 200000), 1.0, 0.15);
+	free(f);
+}
+
+static BloomFilter *
+new_matrix_ties_first(uint32_t rows, uint64_t row_bits, uint32_t k, uint32_t s)
+{
+	BloomFilter *f = new_matrix(rows, row_bits, k, s);
+
+	f->flags |= BLOOM_FLAG_MATRIX_TIES_FIRST;
+	return f;
+}
+
+/* Values taken before the first value meets only full candidates. */
+static int64_t
+full_at(BloomFilter *f)
+{
+	for (uint64_t v = 0; f->full_at == BLOOM_NEVER_FULL; v++)
+		bf_insert(f, value(v));
+	return f->full_at;
+}
+
+/*
+ * Ties to the first candidate fill the groups one after another: group 0
+ * alone takes values until its rows are full.  The filter is then full at
+ * about r m ln 2 / k values whatever s (the paper's Table 1), while ties to
+ * the emptier row keep the rows level and take more values as s grows.
+ */
+static void
+test_ties(void)
+{
+	const uint32_t rows = 8,
+				row_bits = 8192,
+				k = 10;
+	double		classic_full = rows * row_bits * BF_LN2 / k;	/* 4542 */
+	BloomFilter *f = new_matrix_ties_first(rows, row_bits, k, 3);
+	int64_t		emptier_prev = 0;
+
+	for (uint64_t v = 0; v < 1000; v++)
+		bf_insert(f, value(v));
+	for (uint32_t r = 3; r < rows; r++)
+		CHECK_EQ_U64(bf_matrix_counters(f)[r], 0);	/* group 0 is rows 0..2 */
+	CHECK_STR(bf_matrix_ties_name(f), "first");
+	free(f);
+
+	for (uint32_t s = 2; s <= rows; s++)
+	{
+		BloomFilter *first = new_matrix_ties_first(rows, row_bits, k, s);
+		BloomFilter *emptier = new_matrix(rows, row_bits, k, s);
+		int64_t		n_first = full_at(first),
+					n_emptier = full_at(emptier);
+
+		CHECK_NEAR(n_first / classic_full, 1.0, 0.04);
+		CHECK(n_emptier > n_first);
+		CHECK(s == 2 || n_emptier > emptier_prev * 0.98);
+		emptier_prev = n_emptier;
+		free(first);
+		free(emptier);
+	}
+	CHECK(emptier_prev > 1.3 * classic_full);	/* s = 8 */
+}
+
+/* At equal bits and values the emptier rule is the better filter. */
+static void
+test_ties_fpp_at_equal_load(void)
+{
+	BloomFilter *first = new_matrix_ties_first(8, 8192, 10, 2);
+	BloomFilter *emptier = new_matrix(8, 8192, 10, 2);
+	uint64_t	fp_first = 0,
+				fp_emptier = 0;
+
+	for (uint64_t v = 0; v < 3000; v++)
+	{
+		bf_insert(first, value(v));
+		bf_insert(emptier, value(v));
+	}
+	for (uint64_t v = 0; v < 400000; v++)
+	{
+		fp_first += bf_query(first, value(UINT64_C(1) << 43 | v));
+		fp_emptier += bf_query(emptier, value(UINT64_C(1) << 43 | v));
+	}
+	/* group 0 of "first" is full while group 1 is nearly empty */
+	CHECK(fp_emptier * 5 < fp_first);
+	CHECK_NEAR(bf_estimate_fpp(first) / ((double) fp_first / 400000), 1.0, 0.15);
+	free(first);
+	free(emptier);
+}
+
+/* The tie rule is part of the shape: kept by I/O, compared by set operations. */
+static void
+test_ties_flag(void)
+{
+	BloomFilter *a = new_matrix_ties_first(4, 256, 3, 2);
+	BloomFilter *b = new_matrix(4, 256, 3, 2);
+	BloomShape	cs = {.layout = BLOOM_LAYOUT_CLASSIC, .nbits = 256, .nhashes = 3};
+	BloomFilter *c = unit_new_filter(&cs);
+	char		err[BLOOM_ERRBUF_SIZE];
+	uint8_t    *buf;
+	uint64_t	len,
+				struct_bytes;
+	BloomFilter *g;
+
+	CHECK(!bf_compatible(a, b, err));
+	CHECK(strstr(err, "\"first\"") != NULL && strstr(err, "\"emptier\"") != NULL);
+	CHECK(!bf_equal(a, b));		/* same (empty) bits, different rule */
+	CHECK(bf_compatible(a, a, err));
+
+	bf_insert(a, value(1));
+	len = bf_wire_bytes(a);
+	buf = malloc(len);
+	bf_serialize(a, buf);
+	CHECK(bf_wire_check(buf, len, &struct_bytes, err));
+	g = calloc(1, struct_bytes);
+	bf_deserialize(buf, g);
+	CHECK(bf_matrix_ties_first(g));
+	CHECK(bf_equal(a, g));
+	free(buf);
+	free(g);
+
+	/* the flag on another layout is rejected */
+	c->flags = BLOOM_FLAG_MATRIX_TIES_FIRST;
+	len = bf_wire_bytes(c);
+	buf = malloc(len);
+	bf_serialize(c, buf);
+	CHECK(!bf_wire_check(buf, len, &struct_bytes, err));
+	CHECK(strstr(err, "only for the matrix layout") != NULL);
+	CHECK(!bf_struct_check(c, bf_filter_bytes(c), err));
+	free(buf);
+	free(a);
+	free(b);
+	free(c);
+}
+
+/* bf_estimate_count over n values, over n. */
+static double
+count_ratio(BloomFilter *f, uint64_t n)
+{
+	for (uint64_t v = 0; v < n; v++)
+		bf_insert(f, value(v));
+	return bf_estimate_count(f) / (double) n;
+}
+
+/*
+ * The count estimate follows the insertion rule: within 3% for the default
+ * shape at and past capacity, and for the paper's shapes (k = 10, both tie
+ * rules, equal and unequal groups) up to and past full; the classic formula
+ * read 12% low at capacity.
+ */
+static void
+test_estimate_count(void)
+{
+	double		caps[] = {1000, 30000, 200000};
+	uint32_t	paper[][2] = {{8, 2}, {8, 3}, {8, 5}, {8, 8}, {16, 4}, {16, 7}};
+	char		err[BLOOM_ERRBUF_SIZE];
+
+	for (size_t i = 0; i < sizeof(caps) / sizeof(caps[0]); i++)
+		for (int over = 1; over <= 2; over++)
+		{
+			BloomShape	s;
+			BloomFilter *f;
+			double		ratio;
+
+			CHECK(bf_shape_for(caps[i], 0.01, BLOOM_LAYOUT_MATRIX, &s, err));
+			f = unit_new_filter(&s);
+			ratio = count_ratio(f, (uint64_t) caps[i] * over);
+			CHECK_NEAR(ratio, 1.0, 0.03);
+			if (fabs(ratio - 1) > 0.03)
+				fprintf(stderr, "  capacity %g x %d: ratio %.3f\n", caps[i], over, ratio);
+			free(f);
+		}
+	for (size_t i = 0; i < sizeof(paper) / sizeof(paper[0]); i++)
+		for (int ties_first = 0; ties_first <= 1; ties_first++)
+		{
+			uint32_t	r = paper[i][0],
+						s = paper[i][1];
+			/* r m ln 2 / k is near full for "first"; 1.5 times it is past */
+			uint64_t	full = (uint64_t) (r * 16384 * BF_LN2 / 10);
+
+			for (int half = 1; half <= 3; half++)
+			{
+				BloomFilter *f = ties_first ? new_matrix_ties_first(r, 16384, 10, s)
+					: new_matrix(r, 16384, 10, s);
+				double		ratio = count_ratio(f, full * half / 2);
+
+				CHECK_NEAR(ratio, 1.0, 0.03);
+				if (fabs(ratio - 1) > 0.03)
+					fprintf(stderr, "  r %u s %u first %d at %llu: ratio %.3f\n",
+							r, s, ties_first, (unsigned long long) (full * half / 2), ratio);
+				free(f);
+			}
+		}
+	/* s = 1 is a partitioned filter: the classic estimate exactly */
+	{
+		BloomFilter *f = new_matrix(4, 8192, 7, 1);
+
+		for (uint64_t v = 0; v < 2000; v++)
+			bf_insert(f, value(v));
+		CHECK_NEAR(bf_estimate_count(f),
+				   bf_count_from_fill((double) f->nbits, 7, (double) bf_bits_set(f)), 1e-6 * 2000);
+		free(f);
+	}
 }
 
 /* Measured false-positive rate of a capacity/fpp-sized matrix at capacity. */
@@ -393,6 +662,12 @@ main(void)
 {
 	RUN(test_shapes);
 	RUN(test_popcount_range);
+	RUN(test_groups);
+	RUN(test_unequal_groups);
+	RUN(test_ties);
+	RUN(test_ties_fpp_at_equal_load);
+	RUN(test_ties_flag);
+	RUN(test_estimate_count);
 	RUN(test_no_false_negatives);
 	RUN(test_one_row_per_value);
 	RUN(test_longest_bit_match);

@@ -1,0 +1,38 @@
+/*
+ * pg_compat.h
+ *	  The differences between the PostgreSQL majors bloomfilter supports
+ *	  (15, 17 and 18), in one place: each is a PG_VERSION_NUM test that gives
+ *	  the rest of the code one spelling for all of them.
+ *
+ *	  Include it right after postgres.h (bloomfilter.h does), before any
+ *	  other PostgreSQL header: it brings in what newer majors moved out of
+ *	  postgres.h.
+ */
+#ifndef BLOOMFILTER_PG_COMPAT_H
+#define BLOOMFILTER_PG_COMPAT_H
+
+#ifndef PG_VERSION_NUM
+#error "include postgres.h before pg_compat.h"
+#endif
+
+/*
+ * The varlena macros (VARSIZE, VARDATA, VARATT_IS_EXTENDED, ...) moved from
+ * postgres.h to varatt.h in PostgreSQL 16, which postgres.h no longer
+ * includes; access/detoast.h needs them.
+ */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
+/*
+ * Functions that never return.  PostgreSQL 18 replaced the attribute
+ * written after the declarator, pg_attribute_noreturn(), by pg_noreturn,
+ * written first (it may be C11's _Noreturn); older majors only have the
+ * attribute.  Write "pg_noreturn extern void f(...);": on older majors it
+ * is GCC's attribute, which may stand first too.
+ */
+#if PG_VERSION_NUM < 180000 && !defined(pg_noreturn)
+#define pg_noreturn pg_attribute_noreturn()
+#endif
+
+#endif							/* BLOOMFILTER_PG_COMPAT_H */
