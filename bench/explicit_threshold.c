@@ -14,7 +14,6 @@
 #include "unit.h"				/* the unit tests' values (hash_int) */
 
 #include "core/filter.h"
-#include "core/hash_records.h"
 
 #include <time.h>
 
@@ -27,7 +26,7 @@ now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* A data-sized filter of the values 0 .. n-1 in the given representation. */
+/* The data-sized filter of the values 0 .. n-1 as a list (any n) or a bit array. */
 static BloomFilter *
 filter_of(uint64_t n, bool list, uint64_t *hashes)
 {
@@ -38,7 +37,7 @@ filter_of(uint64_t n, bool list, uint64_t *hashes)
 
 	for (uint64_t i = 0; i < n; i++)
 		hashes[i] = hash_int(i);
-	bf_records_sort_unique(hashes, 0, n, 1);
+	n = bf_records_sort_unique(hashes, 0, n, 1);
 	if (list)
 		bf_explicit_shape(n, 0, &shape);
 	else if (!bf_shape_datasized((double) n, &shape, err))
@@ -50,7 +49,6 @@ filter_of(uint64_t n, bool list, uint64_t *hashes)
 	for (uint64_t i = 0; i < n; i++)
 		bf_builder_add(&b, hashes[i]);
 	bf_builder_finish(&b);
-	f->inserted = n;
 	return f;
 }
 

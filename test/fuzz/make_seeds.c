@@ -19,7 +19,6 @@
 #include "unit.h"				/* the tests' multibloom part shapes */
 
 #include "core/base64.h"
-#include "core/hash_records.h"
 #include "core/multibloom.h"
 
 static const char *outdir;
@@ -59,16 +58,6 @@ build(const BloomShape *s, unsigned n)
 	return f;
 }
 
-static uint8_t *
-wire_of(const BloomFilter *f, size_t *len)
-{
-	uint8_t    *w = malloc(bf_wire_bytes(f));
-
-	bf_serialize(f, w);
-	*len = bf_wire_bytes(f);
-	return w;
-}
-
 /* Writes f in every mode: text, binary, in-memory, and paired with other. */
 static void
 write_filter(const char *tag, const BloomFilter *f, const BloomFilter *other)
@@ -76,7 +65,7 @@ write_filter(const char *tag, const BloomFilter *f, const BloomFilter *other)
 	char		name[256];
 	size_t		len,
 				olen;
-	uint8_t    *w = wire_of(f, &len);
+	uint8_t    *w = unit_wire_of(f, &len);
 	char	   *text = malloc(bf_base64_encoded_len(len) + 1);
 	uint8_t    *pair;
 
@@ -90,7 +79,7 @@ write_filter(const char *tag, const BloomFilter *f, const BloomFilter *other)
 
 	if (other)
 	{
-		uint8_t    *ow = wire_of(other, &olen);
+		uint8_t    *ow = unit_wire_of(other, &olen);
 
 		pair = malloc(2 + len + olen);
 		pair[0] = (uint8_t) len;
@@ -164,7 +153,7 @@ static void
 write_damaged(const BloomFilter *base)
 {
 	size_t		len;
-	uint8_t    *w = wire_of(base, &len);
+	uint8_t    *w = unit_wire_of(base, &len);
 	uint8_t    *d = malloc(len + 16);
 	const HeaderEdit edits[] = {
 		{"version0", 0, 1, 0},
@@ -241,7 +230,7 @@ write_bloom_fold_pairs(void)
 
 		f[i] = build(&s, (unsigned) (3 << i));
 		f[i]->flags |= BLOOM_FLAG_AUTOSIZED;
-		w[i] = wire_of(f[i], &len[i]);
+		w[i] = unit_wire_of(f[i], &len[i]);
 	}
 	for (int i = 0; i < 4; i++)
 		for (int j = 0; j < 4; j++)
@@ -261,36 +250,6 @@ write_bloom_fold_pairs(void)
 	}
 }
 
-/* A data-sized filter of the values from .. to-1: a list, or nwords words. */
-static BloomFilter *
-build_datasized(unsigned from, unsigned to, uint64_t nwords, uint64_t seed)
-{
-	char		errbuf[BLOOM_ERRBUF_SIZE];
-	uint64_t	h[1024];
-	size_t		n = 0;
-	BloomShape	s;
-	BloomFilter *f;
-	BfBuilder	b;
-
-	for (unsigned v = from; v < to && n < 1024; v++)
-		h[n++] = hash_int_seeded(v, seed);
-	n = bf_records_sort_unique(h, 0, n, 1);
-	if (nwords)
-		s = (BloomShape) {BLOOM_LAYOUT_CLASSIC, 64 * nwords, BLOOM_AUTO_NHASHES, seed, 0, 0};
-	else if (!bf_shape_collected((double) n, seed, &s, errbuf))
-		exit(1);
-	f = calloc(1, bf_shape_bytes(&s));
-	f->vl_len_ = (int32_t) bf_shape_bytes(&s);
-	bf_init(f, &s);
-	f->flags = BLOOM_FLAG_AUTOSIZED;
-	bf_builder_start(&b, f);
-	for (size_t i = 0; i < n; i++)
-		bf_builder_add(&b, h[i]);
-	bf_builder_finish(&b);
-	f->inserted = to - from;
-	return f;
-}
-
 /*
  * Explicit lists in every mode, paired with lists (merged, and promoted
  * past the maximum), with data-sized bit arrays, with fixed shapes (they do
@@ -300,14 +259,14 @@ build_datasized(unsigned from, unsigned to, uint64_t nwords, uint64_t seed)
 static void
 write_bloom_list_seeds(void)
 {
-	BloomFilter *empty = build_datasized(0, 0, 0, 0);
-	BloomFilter *three = build_datasized(0, 3, 0, 0);
-	BloomFilter *three_more = build_datasized(2, 5, 0, 0);
-	BloomFilter *full = build_datasized(100, 100 + BLOOM_EXPLICIT_MAX, 0, 0);
-	BloomFilter *bits = build_datasized(1000, 1300, 64, 0);
-	BloomFilter *odd_bits = build_datasized(1000, 1030, 5, 0);
-	BloomFilter *empty_bits = build_datasized(0, 0, 1, 0);
-	BloomFilter *seeded = build_datasized(0, 3, 0, 9);
+	BloomFilter *empty = unit_datasized(0, 0, 0, 0);
+	BloomFilter *three = unit_datasized(0, 3, 0, 0);
+	BloomFilter *three_more = unit_datasized(2, 5, 0, 0);
+	BloomFilter *full = unit_datasized(100, 100 + BLOOM_EXPLICIT_MAX, 0, 0);
+	BloomFilter *bits = unit_datasized(1000, 1300, 64, 0);
+	BloomFilter *odd_bits = unit_datasized(1000, 1030, 5, 0);
+	BloomFilter *empty_bits = unit_datasized(0, 0, 1, 0);
+	BloomFilter *seeded = unit_datasized(0, 3, 0, 9);
 	BloomShape	fixed_shape = {BLOOM_LAYOUT_CLASSIC, 4096, 7, 0, 0, 0};
 	BloomFilter *fixed = build(&fixed_shape, 20);
 	const struct
@@ -333,7 +292,7 @@ write_bloom_list_seeds(void)
 		write_filter(pairs[i].tag, pairs[i].a, pairs[i].b);
 	{
 		size_t		len;
-		uint8_t    *w = wire_of(three, &len);
+		uint8_t    *w = unit_wire_of(three, &len);
 		uint8_t    *d = malloc(len + 16);
 		const HeaderEdit edits[] = {
 			{"list-flags0", BF_WIRE_FLAGS, 1, 0},
@@ -581,7 +540,7 @@ write_multibloom_seeds(void)
 		{
 			size_t		head = MULTIBLOOM_WIRE_FIXED_BYTES + 8 * 3;
 			size_t		part0 = bf_get_le64(w2 + MULTIBLOOM_WIRE_FIXED_BYTES);
-			BloomFilter *list = build_datasized(0, 0, 0, mbf_part_seed(0, 2));
+			BloomFilter *list = unit_datasized(0, 0, 0, mbf_part_seed(0, 2));
 			size_t		llen = bf_wire_bytes(list);
 			uint8_t    *d = malloc(len2);
 

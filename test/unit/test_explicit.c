@@ -9,7 +9,6 @@
  */
 #include "unit.h"
 
-#include "core/hash_records.h"
 #include "core/wire.h"
 
 /* hash_int(v) for v in [from, to), ascending and distinct. */
@@ -24,37 +23,11 @@ hashes_of(uint64_t from, uint64_t to, uint64_t *n)
 	return h;
 }
 
-/*
- * The data-sized filter of the values [from, to) in the shape
- * bf_shape_collected gives (a list up to BLOOM_EXPLICIT_MAX), or, with
- * nwords > 0, the bit array of that many words.
- */
+/* The data-sized filter of [from, to): a list up to the maximum, else bits. */
 static BloomFilter *
 datasized(uint64_t from, uint64_t to, uint64_t nwords)
 {
-	char		err[BLOOM_ERRBUF_SIZE];
-	uint64_t	n;
-	uint64_t   *h = hashes_of(from, to, &n);
-	BloomShape	shape;
-	BloomFilter *f;
-	BfBuilder	b;
-
-	if (nwords > 0)
-		shape = (BloomShape) {.layout = BLOOM_LAYOUT_CLASSIC, .nbits = 64 * nwords,
-		.nhashes = BLOOM_AUTO_NHASHES};
-	else if (!bf_shape_collected((double) n, 0, &shape, err))
-		exit(2);
-	f = calloc(1, bf_shape_bytes(&shape));
-	f->vl_len_ = (int32_t) bf_shape_bytes(&shape);
-	bf_init(f, &shape);
-	f->flags = BLOOM_FLAG_AUTOSIZED;
-	bf_builder_start(&b, f);
-	for (uint64_t i = 0; i < n; i++)
-		bf_builder_add(&b, h[i]);
-	bf_builder_finish(&b);
-	f->inserted = to - from;
-	free(h);
-	return f;
+	return unit_datasized(from, to, nwords, 0);
 }
 
 static BloomFilter *
@@ -92,17 +65,7 @@ found(const BloomFilter *f, uint64_t from, uint64_t to)
 	return n;
 }
 
-/* A valid filter's binary form, and the reader's verdict on it. */
-static uint8_t *
-wire_of(const BloomFilter *f, size_t *len)
-{
-	uint8_t    *w = malloc(bf_wire_bytes(f));
-
-	*len = bf_wire_bytes(f);
-	bf_serialize(f, w);
-	return w;
-}
-
+/* The reader's verdict on a binary form. */
 static bool
 wire_ok(const uint8_t *w, size_t len, char *err)
 {
@@ -205,7 +168,7 @@ test_wire_roundtrip(void)
 {
 	BloomFilter *f = list_of(0, 2);
 	size_t		len;
-	uint8_t    *w = wire_of(f, &len);
+	uint8_t    *w = unit_wire_of(f, &len);
 	char		err[BLOOM_ERRBUF_SIZE];
 	uint64_t	bytes = 0;
 	BloomFilter *g;
@@ -236,7 +199,7 @@ test_wire_roundtrip(void)
 
 	/* the empty list: the header alone */
 	f = list_of(0, 0);
-	w = wire_of(f, &len);
+	w = unit_wire_of(f, &len);
 	CHECK_EQ_U64(len, 60);
 	CHECK(wire_ok(w, len, err));
 	free(w);
@@ -249,7 +212,7 @@ test_wire_rejects(void)
 {
 	BloomFilter *f = list_of(0, 3);
 	size_t		len;
-	uint8_t    *w = wire_of(f, &len);
+	uint8_t    *w = unit_wire_of(f, &len);
 	uint8_t    *d = malloc(len + 8);
 	char		err[BLOOM_ERRBUF_SIZE];
 	uint64_t	h0 = bf_get_le64(w + 60),
@@ -310,7 +273,7 @@ test_wire_rejects(void)
 		bf_init(big, &s);
 		big->flags = BLOOM_FLAG_AUTOSIZED;
 		memcpy(big->words, h, 8 * n);
-		w = wire_of(big, &len);
+		w = unit_wire_of(big, &len);
 		CHECK(!wire_ok(w, len, err));
 		CHECK(strstr(err, "at most 240") != NULL);
 		free(w);
