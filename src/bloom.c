@@ -13,6 +13,7 @@
 #include "utils/builtins.h"
 
 #include "bloomfilter.h"
+#include "core/hash_records.h"
 
 PG_FUNCTION_INFO_V1(bloom_in);
 PG_FUNCTION_INFO_V1(bloom_out);
@@ -123,12 +124,44 @@ bloom_empty_with(PG_FUNCTION_ARGS)
  * Adding and probing
  * --------------------------------------------------------------------- */
 
+/*
+ * An explicit filter with more values: its union with the list of their
+ * hashes (n ascending, distinct; values counts them with repeats), so it
+ * stays a list up to BLOOM_EXPLICIT_MAX and then becomes the bit array
+ * sized for the merged count, exactly as bloom_union would make it.
+ */
+static BloomFilter *
+add_to_list(const BloomFilter *f, const uint64 *hashes, uint64 n, uint64 values)
+{
+	BloomShape	shape;
+	BloomFilter *added;
+	BloomFilter *result;
+
+	/* a transient list, not bounded by BLOOM_EXPLICIT_MAX */
+	bf_explicit_shape(n, f->seed, &shape);
+	if (bf_shape_bytes(&shape) > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many values to add at once: " UINT64_FORMAT, n)));
+	added = (BloomFilter *) palloc0((Size) bf_shape_bytes(&shape));
+	SET_VARSIZE(added, bf_shape_bytes(&shape));
+	bf_init(added, &shape);
+	added->flags = BLOOM_FLAG_AUTOSIZED;
+	added->inserted = values;
+	memcpy(added->words, hashes, sizeof(uint64) * n);
+	result = bloom_setop(f, added, false);
+	pfree(added);
+	return result;
+}
+
 /* bloom_add(f, value): a copy of f with value added; NULL value: f itself. */
 Datum
 bloom_add(PG_FUNCTION_ARGS)
 {
 	FilterCallCache *cache;
+	const BloomFilter *in;
 	BloomFilter *f;
+	uint64		hash;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -136,8 +169,12 @@ bloom_add(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 
 	cache = bloom_call_cache(fcinfo, 1);
-	f = filter_copy(PG_GETARG_BLOOM(0));
-	bf_insert(f, bloom_hasher_hash(&cache->hashers[0], PG_GETARG_DATUM(1), f->seed));
+	in = PG_GETARG_BLOOM(0);
+	hash = bloom_hasher_value_hash(&cache->hashers[0], PG_GETARG_DATUM(1), in->seed);
+	if (bf_is_explicit(in))
+		PG_RETURN_BLOOM(add_to_list(in, &hash, 1, 1));
+	f = filter_copy(in);
+	bf_insert(f, bf_hash_derive(hash));
 	PG_RETURN_BLOOM(f);
 }
 
@@ -159,15 +196,38 @@ array_call_cache(FunctionCallInfo fcinfo, const ArrayType *values)
 	return cache;
 }
 
+/*
+ * Where bloom_add_all puts each element's hash: into the copy of a bit
+ * array, through the prefetching inserter, or into the array of hashes to
+ * unite with an explicit filter.
+ */
+typedef struct AddAllSink
+{
+	BloomFilter *f;				/* bit array: the copy being added to */
+	BfInserter	inserter;
+	uint64	   *hashes;			/* explicit: hashes collected, or NULL */
+	uint64		nhashes;
+} AddAllSink;
+
+static inline void
+sink_add(AddAllSink *sink, uint64 hash)
+{
+	if (sink->hashes)
+		sink->hashes[sink->nhashes++] = hash;
+	else
+		bf_inserter_add(&sink->inserter, sink->f, bf_hash_derive(hash));
+}
+
 /* bloom_add_all(f, values[]): a copy of f with every non-null element added. */
 Datum
 bloom_add_all(PG_FUNCTION_ARGS)
 {
 	FilterCallCache *cache;
 	BloomHasher *hasher;
-	BloomFilter *f;
+	const BloomFilter *in;
 	ArrayType  *values;
-	BfInserter	inserter;
+	AddAllSink	sink;
+	int			nitems;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
@@ -177,18 +237,22 @@ bloom_add_all(PG_FUNCTION_ARGS)
 	values = PG_GETARG_ARRAYTYPE_P(1);
 	cache = array_call_cache(fcinfo, values);
 	hasher = &cache->hashers[0];
-	f = filter_copy(PG_GETARG_BLOOM(0));
-	bf_inserter_init(&inserter);
+	in = PG_GETARG_BLOOM(0);
+	nitems = ArrayGetNItems(ARR_NDIM(values), ARR_DIMS(values));
+	memset(&sink, 0, sizeof(sink));
+	if (bf_is_explicit(in))
+		sink.hashes = palloc_extended(sizeof(uint64) * Max(nitems, 1), MCXT_ALLOC_HUGE);
+	else
+		sink.f = filter_copy(in);
 	if (!ARR_HASNULL(values) && cache->elembyval &&
 		(cache->elemlen == 8 || cache->elemlen == 4 || cache->elemlen == 2))
 	{
 		/* fixed-width by-value elements without NULLs: read them in place */
 		const char *p = ARR_DATA_PTR(values);
-		int			n = ArrayGetNItems(ARR_NDIM(values), ARR_DIMS(values));
 
-		for (int i = 0; i < n; i++, p += cache->elemlen)
-			bf_inserter_add(&inserter, f, bloom_hasher_hash(hasher, fetch_att(p, true, cache->elemlen),
-												   f->seed));
+		for (int i = 0; i < nitems; i++, p += cache->elemlen)
+			sink_add(&sink, bloom_hasher_value_hash(hasher, fetch_att(p, true, cache->elemlen),
+													in->seed));
 	}
 	else
 	{
@@ -199,12 +263,18 @@ bloom_add_all(PG_FUNCTION_ARGS)
 		while (array_iterate(it, &elem, &isnull))
 		{
 			if (!isnull)
-				bf_inserter_add(&inserter, f, bloom_hasher_hash(hasher, elem, f->seed));
+				sink_add(&sink, bloom_hasher_value_hash(hasher, elem, in->seed));
 		}
 		array_free_iterator(it);
 	}
-	bf_inserter_flush(&inserter, f);
-	PG_RETURN_BLOOM(f);
+	if (sink.hashes)
+	{
+		uint64		distinct = bf_records_sort_unique(sink.hashes, 0, sink.nhashes, 1);
+
+		PG_RETURN_BLOOM(add_to_list(in, sink.hashes, distinct, sink.nhashes));
+	}
+	bf_inserter_flush(&sink.inserter, sink.f);
+	PG_RETURN_BLOOM(sink.f);
 }
 
 /* The probe: the hot path of a prefilter, so nothing here allocates per row. */
@@ -215,8 +285,9 @@ contains(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 	const BloomFilter *f = filter_arg_cached(fcinfo, filter_argno, &cache->filter_arg,
 											 &bloom_type);
 
-	return bf_query(f, bloom_hasher_hash(&cache->hashers[0],
-										 PG_GETARG_DATUM(value_argno), f->seed));
+	return bf_contains_value(f, bloom_hasher_value_hash(&cache->hashers[0],
+														PG_GETARG_DATUM(value_argno),
+														f->seed));
 }
 
 Datum
@@ -237,30 +308,11 @@ bloom_contained_by(PG_FUNCTION_ARGS)
  * --------------------------------------------------------------------- */
 
 /*
- * a | b or a & b as a new filter.  Data-sized filters of different sizes
- * meet at the smaller size: the larger folds onto the smaller.
+ * a | b and a & b as new filters, by the core's rules (filter.h): bit
+ * arrays of different data-sized sizes fold onto the smaller, an empty
+ * data-sized filter is the identity of union, an explicit list unites with
+ * a bit array at the bit array's size.
  */
-static BloomFilter *
-setop(const BloomFilter *a, const BloomFilter *b, bool intersect)
-{
-	BloomFilter *result;
-
-	bloom_check_compatible(a, b, intersect ? "intersect" : "unite");
-	if (b->nbits < a->nbits)
-	{
-		const BloomFilter *t = a;
-
-		a = b;
-		b = t;
-	}
-	result = filter_copy(a);
-	if (intersect)
-		bf_intersect_into(result, b);
-	else
-		bf_union_into(result, b);
-	return result;
-}
-
 /*
  * bloom_union and bloom_intersect ignore a NULL argument, as
  * bloom_union_agg and bloom_intersect_agg skip NULL rows: f(a, NULL) = a,
@@ -273,7 +325,7 @@ setop_nullable(FunctionCallInfo fcinfo, bool intersect)
 		PG_RETURN_NULL();
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		PG_RETURN_BLOOM(PG_GETARG_BLOOM(PG_ARGISNULL(0) ? 1 : 0));
-	PG_RETURN_BLOOM(setop(PG_GETARG_BLOOM(0), PG_GETARG_BLOOM(1), intersect));
+	PG_RETURN_BLOOM(bloom_setop(PG_GETARG_BLOOM(0), PG_GETARG_BLOOM(1), intersect));
 }
 
 Datum
@@ -334,6 +386,7 @@ bloom_info(PG_FUNCTION_ARGS)
 	bool		nulls[INFO_NCOLUMNS];
 	uint64		bits_set = bf_bits_set(f);
 	bool		matrix = f->layout == BLOOM_LAYOUT_MATRIX;
+	bool		list = bf_is_explicit(f);
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		ereport(ERROR,
@@ -350,8 +403,11 @@ bloom_info(PG_FUNCTION_ARGS)
 	values[INFO_NHASHES] = Int32GetDatum((int32) f->nhashes);
 	values[INFO_SEED] = Int64GetDatum((int64) f->seed);
 	values[INFO_INSERTED] = Int64GetDatum(f->inserted > PG_INT64_MAX ? PG_INT64_MAX : (int64) f->inserted);
+	/* a list has no bits: nbits is 64 per listed hash, as in its header */
 	values[INFO_BITS_SET] = Int64GetDatum((int64) bits_set);
-	values[INFO_FILL] = Float8GetDatum((double) bits_set / (double) f->nbits);
+	nulls[INFO_BITS_SET] = list;
+	values[INFO_FILL] = Float8GetDatum(list ? 0.0 : (double) bits_set / (double) f->nbits);
+	nulls[INFO_FILL] = list;
 	values[INFO_ESTIMATED_COUNT] = Float8GetDatum(bf_estimate_count(f));
 	values[INFO_FPP] = Float8GetDatum(bf_estimate_fpp(f));
 	values[INFO_BYTES] = Int32GetDatum((int32) VARSIZE(f));

@@ -114,54 +114,61 @@ bloom_agg_datasized_trans(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(state);
 }
 
-/* Inserts one collected hash, prefetching like the fixed-shape path. */
+/* Adds one collected hash (they come in ascending order) to the filter. */
 static void
-insert_raw_hash(const uint64 *rec, void *arg)
+build_from_record(const uint64 *rec, void *arg)
 {
-	BloomAggState *state = (BloomAggState *) arg;
-
-	bf_inserter_add(&state->inserter, state->filter, bf_hash_derive(rec[0]));
+	bf_builder_add((BfBuilder *) arg, rec[0]);
 }
 
 /*
- * The filter of a data-sized state: shape from the exact distinct count,
- * then every distinct hash inserted.  A NULL state (no rows) gives the
- * smallest data-sized filter, empty, which still unites with any other.
+ * The data-sized filter of a set of distinct value hashes (NULL: none),
+ * with this seed and no insert count: up to BLOOM_EXPLICIT_MAX of them, the
+ * list itself; beyond, the bit array sized for their exact count, every
+ * hash inserted.  The result depends only on the set, so a parallel plan
+ * gives the serial plan's filter.
  */
 static BloomFilter *
-datasized_filter(BloomAggState *state)
+collected_filter(HashCollector *hashes, uint64 seed)
 {
-	uint64		ndistinct = state ? hc_count(state->hashes) : 0;
+	uint64		ndistinct = hashes ? hc_count(hashes) : 0;
 	BloomShape	shape;
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 	BloomFilter *f;
+	BfBuilder	builder;
 
-	if (!bf_shape_datasized((double) ndistinct, &shape, errbuf))
+	if (!bf_shape_collected((double) ndistinct, seed, &shape, errbuf))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("bloom_agg cannot size a filter: %s", errbuf),
 				 errhint("Give a capacity and a false-positive probability: bloom_agg(value, capacity, fpp).")));
 	f = bloom_alloc(&shape);
 	f->flags |= BLOOM_FLAG_AUTOSIZED;
-	if (state)
+	if (hashes)
 	{
-		/* a throwaway fixed-shape state gives the insertions their prefetch */
-		BloomAggState loader = {.filter = f};
-
-		hc_iterate(state->hashes, insert_raw_hash, &loader);
-		bf_inserter_flush(&loader.inserter, f);
-		f->inserted = state->rows;
+		bf_builder_start(&builder, f);
+		hc_iterate(hashes, build_from_record, &builder);
+		bf_builder_finish(&builder);
 	}
+	f->inserted = 0;
 	return f;
 }
 
+/*
+ * No rows give the empty list: the identity of every union of data-sized
+ * filters.
+ */
 Datum
 bloom_agg_datasized_final(PG_FUNCTION_ARGS)
 {
 	BloomAggState *state = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	BloomFilter *f;
 
 	agg_memory_context(fcinfo, "bloom_agg_final");
-	PG_RETURN_BLOOM(datasized_filter(state));
+	f = collected_filter(state ? state->hashes : NULL, 0);
+	if (state)
+		f->inserted = state->rows;
+	PG_RETURN_BLOOM(f);
 }
 
 /* ---------------------------------------------------------------------
@@ -559,50 +566,124 @@ bloom_agg_deserialize(PG_FUNCTION_ARGS)
 
 /* ---------------------------------------------------------------------
  * bloom_union_agg, bloom_intersect_agg
+ *
+ * Bit arrays and explicit lists are kept apart until the final function,
+ * so the result depends neither on the order of the rows nor on the plan:
+ * the bit arrays are combined as they come (OR / AND, data-sized ones
+ * folded onto the smallest, an empty one the identity of union); a union's
+ * lists have their hashes collected (bounded by work_mem, spilling like
+ * bloom_agg's), to be added to the bit array at its size at the end, or to
+ * make the data-sized filter of their count when there is no bit array; an
+ * intersection's lists are intersected, and at the end keep the hashes the
+ * bit array may hold.  Each filter is checked against both parts as it
+ * comes, by bloom_union's and bloom_intersect's rules.
  * --------------------------------------------------------------------- */
 
-/* The accumulated filter; replaced by a smaller one when folding. */
 typedef struct SetOpState
 {
-	BloomFilter *filter;
+	bool		intersect;
+	BloomFilter *bits;			/* the bit arrays combined, or NULL */
+	BloomFilter *list;			/* intersection: the lists intersected; union:
+								 * the lists' header (seed, flags, summed insert
+								 * count) without hashes; NULL: no list yet */
+	HashCollector *listed;		/* union: the lists' hashes */
 } SetOpState;
 
-/*
- * Adds f to the state by OR or AND.  Data-sized filters of different sizes
- * meet at the smaller size: a larger state is folded down first (once per
- * halving, not per row), a larger f is folded on the fly.
- */
-static SetOpState *
-setop_add(SetOpState *state, const BloomFilter *f, bool intersect, MemoryContext aggcxt)
+static const char *
+setop_name(bool intersect)
 {
-	if (state == NULL)
-	{
-		MemoryContext old = MemoryContextSwitchTo(aggcxt);
+	return intersect ? "intersect" : "unite";
+}
 
-		state = palloc(sizeof(SetOpState));
-		state->filter = filter_copy(f);
-		MemoryContextSwitchTo(old);
-		return state;
-	}
-	bloom_check_compatible(state->filter, f, intersect ? "intersect" : "unite");
-	if (f->nbits < state->filter->nbits)
-	{
-		BloomShape	shape;
-		BloomFilter *smaller;
-		MemoryContext old = MemoryContextSwitchTo(aggcxt);
+static SetOpState *
+setop_state_new(MemoryContext aggcxt, bool intersect)
+{
+	SetOpState *state = MemoryContextAllocZero(aggcxt, sizeof(SetOpState));
 
-		bf_get_shape(f, &shape);
-		smaller = bloom_alloc(&shape);
-		MemoryContextSwitchTo(old);
-		bf_fold(state->filter, smaller);
-		pfree(state->filter);
-		state->filter = smaller;
-	}
-	if (intersect)
-		bf_intersect_into(state->filter, f);
-	else
-		bf_union_into(state->filter, f);
+	state->intersect = intersect;
 	return state;
+}
+
+/* *slot combined with f (a copy of f if *slot is NULL), in aggcxt. */
+static void
+slot_combine(BloomFilter **slot, const BloomFilter *f, bool intersect, MemoryContext aggcxt)
+{
+	MemoryContext old;
+	BloomFilter *result;
+	BfSetop		op;
+
+	if (*slot == NULL)
+	{
+		old = MemoryContextSwitchTo(aggcxt);
+		*slot = filter_copy(f);
+		MemoryContextSwitchTo(old);
+		return;
+	}
+	bloom_setop_plan(*slot, f, intersect, &op);
+	if (bf_setop_in_place(&op))
+	{
+		bf_setop_build(*slot, *slot, f, &op);
+		return;
+	}
+	old = MemoryContextSwitchTo(aggcxt);
+	result = bloom_setop_result(*slot, f, &op);
+	MemoryContextSwitchTo(old);
+	pfree(*slot);
+	*slot = result;
+}
+
+/* The union's list header: f's, without hashes; creates the collector. */
+static void
+union_list_start(FunctionCallInfo fcinfo, SetOpState *state, const BloomFilter *f,
+				 MemoryContext aggcxt)
+{
+	Size		head = offsetof(BloomFilter, words);
+
+	state->list = MemoryContextAlloc(aggcxt, head);
+	memcpy(state->list, f, head);
+	SET_VARSIZE(state->list, head);
+	state->list->nbits = 0;
+	state->listed = hc_create(aggcxt, 1, hc_work_mem_limit(), fcinfo);
+}
+
+/* Adds list f to a union's collected lists. */
+static void
+union_add_list(FunctionCallInfo fcinfo, SetOpState *state, const BloomFilter *f,
+			   MemoryContext aggcxt)
+{
+	if (state->list == NULL)
+		union_list_start(fcinfo, state, f, aggcxt);
+	else
+	{
+		bloom_check_compatible(state->list, f, "unite");
+		state->list->inserted = bf_add_saturating(state->list->inserted, f->inserted);
+	}
+	for (uint64 i = 0; i < bf_explicit_count(f); i++)
+		hc_add1(state->listed, f->words[i]);
+}
+
+/* Adds one filter to the state, checked against what it holds. */
+static void
+setop_add(FunctionCallInfo fcinfo, SetOpState *state, const BloomFilter *f,
+		  MemoryContext aggcxt)
+{
+	const char *operation = setop_name(state->intersect);
+
+	if (bf_is_explicit(f))
+	{
+		if (state->bits)
+			bloom_check_compatible(state->bits, f, operation);
+		if (state->intersect)
+			slot_combine(&state->list, f, true, aggcxt);
+		else
+			union_add_list(fcinfo, state, f, aggcxt);
+	}
+	else
+	{
+		if (state->list)
+			bloom_check_compatible(state->list, f, operation);
+		slot_combine(&state->bits, f, state->intersect, aggcxt);
+	}
 }
 
 static Datum
@@ -613,7 +694,10 @@ setop_trans(FunctionCallInfo fcinfo, bool intersect)
 
 	if (PG_ARGISNULL(1))
 		PG_RETURN_POINTER(state);
-	PG_RETURN_POINTER(setop_add(state, PG_GETARG_BLOOM(1), intersect, aggcxt));
+	if (state == NULL)
+		state = setop_state_new(aggcxt, intersect);
+	setop_add(fcinfo, state, PG_GETARG_BLOOM(1), aggcxt);
+	PG_RETURN_POINTER(state);
 }
 
 Datum
@@ -628,6 +712,27 @@ bloom_intersect_agg_trans(PG_FUNCTION_ARGS)
 	return setop_trans(fcinfo, true);
 }
 
+/* Moves b's lists into a's (b is left without them). */
+static void
+combine_lists(FunctionCallInfo fcinfo, SetOpState *a, SetOpState *b, MemoryContext aggcxt)
+{
+	if (a->bits)
+		bloom_check_compatible(a->bits, b->list, setop_name(a->intersect));
+	if (a->intersect)
+	{
+		slot_combine(&a->list, b->list, true, aggcxt);
+		return;
+	}
+	if (a->list == NULL)
+		union_list_start(fcinfo, a, b->list, aggcxt);
+	else
+	{
+		bloom_check_compatible(a->list, b->list, "unite");
+		a->list->inserted = bf_add_saturating(a->list->inserted, b->list->inserted);
+	}
+	hc_merge(a->listed, b->listed);
+}
+
 static Datum
 setop_combine(FunctionCallInfo fcinfo, bool intersect)
 {
@@ -637,7 +742,17 @@ setop_combine(FunctionCallInfo fcinfo, bool intersect)
 
 	if (b == NULL)
 		PG_RETURN_POINTER(a);
-	PG_RETURN_POINTER(setop_add(a, b->filter, intersect, aggcxt));
+	if (a == NULL)
+		a = setop_state_new(aggcxt, intersect);
+	if (b->bits)
+	{
+		if (a->list)
+			bloom_check_compatible(a->list, b->bits, setop_name(intersect));
+		slot_combine(&a->bits, b->bits, intersect, aggcxt);
+	}
+	if (b->list)
+		combine_lists(fcinfo, a, b, aggcxt);
+	PG_RETURN_POINTER(a);
 }
 
 Datum
@@ -652,6 +767,36 @@ bloom_intersect_agg_combine(PG_FUNCTION_ARGS)
 	return setop_combine(fcinfo, true);
 }
 
+/*
+ * A union's lists and bit array: the listed values inserted into the bit
+ * array at its size; without a bit array (or with an empty one, the
+ * identity), the data-sized filter of the collected hashes.
+ */
+static BloomFilter *
+union_result(SetOpState *state)
+{
+	BloomFilter *f;
+	BfBuilder	builder;
+
+	if (state->bits && !bf_is_empty(state->bits))
+	{
+		f = filter_copy(state->bits);
+		bf_builder_start(&builder, f);
+		hc_iterate(state->listed, build_from_record, &builder);
+		bf_builder_finish(&builder);
+		f->inserted = state->bits->inserted;
+	}
+	else
+	{
+		f = collected_filter(state->listed, state->list->seed);
+		if (state->bits)
+			f->inserted = state->bits->inserted;
+	}
+	f->inserted = bf_add_saturating(f->inserted, state->list->inserted);
+	f->flags &= state->list->flags;
+	return f;
+}
+
 /* No non-null filter: NULL, as for other aggregates over nothing. */
 Datum
 bloom_setop_agg_final(PG_FUNCTION_ARGS)
@@ -659,30 +804,156 @@ bloom_setop_agg_final(PG_FUNCTION_ARGS)
 	SetOpState *state = PG_ARGISNULL(0) ? NULL : (SetOpState *) PG_GETARG_POINTER(0);
 
 	agg_memory_context(fcinfo, "bloom set operation final");
-	if (state == NULL)
+	if (state == NULL || (state->bits == NULL && state->list == NULL))
 		PG_RETURN_NULL();
-	PG_RETURN_BLOOM(state->filter);
+	if (state->list == NULL)
+		PG_RETURN_BLOOM(state->bits);
+	if (state->intersect)
+		PG_RETURN_BLOOM(state->bits ? bloom_setop(state->list, state->bits, true)
+						: state->list);
+	PG_RETURN_BLOOM(union_result(state));
+}
+
+/*
+ * Serialized state (partial states never leave the server): 'U' or 'I',
+ * whether the bit array and the list are there, a zero byte; the lengths
+ * of their binary forms (8 bytes each, 0 when absent); the bit array's
+ * binary form, then the list's, each padded to 8 bytes; for a union with a
+ * list, the collected hashes: the whole partial state of the collector
+ * (hc_state_serialize, its row count the lists' summed insert count), a
+ * bytea of its own, 8-byte aligned, to the end.
+ */
+#define SETOP_SERIAL_HEAD	(VARHDRSZ + 4 + 16)
+
+static void
+append_filter(StringInfo buf, const BloomFilter *f)
+{
+	uint64		len = bf_wire_bytes(f);
+
+	enlargeStringInfo(buf, (int) len + 8);
+	bf_serialize(f, (uint8 *) buf->data + buf->len);
+	buf->len += (int) len;
+	while (buf->len % 8 != 0)
+		appendStringInfoChar(buf, '\0');
 }
 
 Datum
 bloom_setop_agg_serialize(PG_FUNCTION_ARGS)
 {
 	SetOpState *state = (SetOpState *) PG_GETARG_POINTER(0);
+	StringInfoData buf;
+	char		head[4] = {state->intersect ? 'I' : 'U', state->bits != NULL,
+	state->list != NULL, 0};
+	uint64		lens[2] = {state->bits ? bf_wire_bytes(state->bits) : 0,
+	state->list ? bf_wire_bytes(state->list) : 0};
 
 	agg_memory_context(fcinfo, "bloom set operation serialize");
-	PG_RETURN_BYTEA_P(filter_to_bytea(state->filter, 0, &bloom_type));
+	initStringInfo(&buf);
+	appendStringInfoSpaces(&buf, VARHDRSZ);
+	appendBinaryStringInfo(&buf, head, sizeof(head));
+	appendBinaryStringInfo(&buf, (const char *) lens, sizeof(lens));
+	if (state->bits)
+		append_filter(&buf, state->bits);
+	if (state->list)
+		append_filter(&buf, state->list);
+	if (state->list && !state->intersect)
+	{
+		bytea	   *hashes = hc_state_serialize(head, state->list->inserted, state->listed);
+
+		appendBinaryStringInfo(&buf, (const char *) hashes, VARSIZE(hashes));
+		pfree(hashes);
+	}
+	SET_VARSIZE(buf.data, buf.len);
+	PG_RETURN_BYTEA_P((bytea *) buf.data);
+}
+
+static void
+corrupted_setop_state(const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("invalid serialized bloom set operation state"),
+			 errdetail("%s", detail)));
+}
+
+/* A filter of len bytes at the cursor, checked; the cursor moves past its padding. */
+static BloomFilter *
+read_filter(StringInfo si, uint64 len, bool want_list)
+{
+	BloomFilter *f;
+
+	if (len > (uint64) (si->len - si->cursor))
+		corrupted_setop_state("a filter is longer than the state");
+	f = filter_from_wire((const uint8 *) si->data + si->cursor, (size_t) len,
+						 ERRCODE_DATA_CORRUPTED, &bloom_type);
+	if (bf_is_explicit(f) != want_list)
+		corrupted_setop_state("a filter of the wrong representation");
+	si->cursor += (int) TYPEALIGN(8, len);
+	if (si->cursor > si->len)
+		corrupted_setop_state("a filter's padding is missing");
+	return f;
+}
+
+/* The union's collected hashes: the collector's own state, to the end. */
+static HashCollector *
+read_collected(StringInfo si, BloomFilter *list, MemoryContext aggcxt,
+			   FunctionCallInfo fcinfo)
+{
+	bytea	   *hashes = (bytea *) (si->data + si->cursor);
+	char		head[4];
+	uint64		inserted;
+	HashCollector *hc;
+
+	if (si->len - si->cursor < VARHDRSZ || VARSIZE(hashes) != si->len - si->cursor)
+		corrupted_setop_state("the collected hashes are not the rest of the state");
+	hc = hc_state_deserialize(hashes, "bloom_union_agg", head, &inserted, aggcxt, fcinfo);
+	if (hc->width != 1 || inserted != list->inserted)
+		corrupted_setop_state("the collected hashes do not match the lists");
+	si->cursor = si->len;
+	return hc;
 }
 
 Datum
 bloom_setop_agg_deserialize(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom set operation deserialize");
-	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+	bytea	   *b = PG_GETARG_BYTEA_P(0);
+	StringInfoData si;
 	SetOpState *state;
-	MemoryContext old = MemoryContextSwitchTo(aggcxt);
+	MemoryContext old;
+	char		head[4];
+	uint64		lens[2];
 
-	state = palloc(sizeof(SetOpState));
-	state->filter = filter_from_bytea(b, 0, ERRCODE_DATA_CORRUPTED, &bloom_type);
+	/* the collected hashes are read in place: they must be aligned */
+	if ((uintptr_t) b % sizeof(uint64) != 0)
+	{
+		bytea	   *copy = palloc(VARSIZE(b));
+
+		memcpy(copy, b, VARSIZE(b));
+		b = copy;
+	}
+	if (VARSIZE(b) < SETOP_SERIAL_HEAD)
+		corrupted_setop_state("too short for its header");
+	memcpy(head, VARDATA(b), sizeof(head));
+	memcpy(lens, VARDATA(b) + sizeof(head), sizeof(lens));
+	if ((head[0] != 'U' && head[0] != 'I') || (head[1] & ~1) || (head[2] & ~1) || head[3] ||
+		(lens[0] == 0) == head[1] || (lens[1] == 0) == head[2])
+		corrupted_setop_state("bad header");
+	si.data = (char *) b;
+	si.len = VARSIZE(b);
+	si.maxlen = si.len;
+	si.cursor = SETOP_SERIAL_HEAD;
+
+	old = MemoryContextSwitchTo(aggcxt);
+	state = setop_state_new(aggcxt, head[0] == 'I');
+	if (head[1])
+		state->bits = read_filter(&si, lens[0], false);
+	if (head[2])
+		state->list = read_filter(&si, lens[1], true);
+	if (head[2] && !state->intersect)
+		state->listed = read_collected(&si, state->list, aggcxt, fcinfo);
 	MemoryContextSwitchTo(old);
+	if (si.cursor != si.len)
+		corrupted_setop_state("trailing bytes");
 	PG_RETURN_POINTER(state);
 }

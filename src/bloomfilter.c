@@ -275,7 +275,10 @@ bloom_check_compatible(const BloomFilter *a, const BloomFilter *b, const char *o
 {
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 
-	if (a->hash_scheme != b->hash_scheme)
+	if (bf_compatible(a, b, errbuf))
+		return;
+	/* two bit arrays: lists and empty data-sized filters have no positions */
+	if (a->hash_scheme != b->hash_scheme && !bf_is_explicit(a) && !bf_is_explicit(b))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot %s bloom filters of different hash schemes (%d and %d)",
@@ -283,12 +286,46 @@ bloom_check_compatible(const BloomFilter *a, const BloomFilter *b, const char *o
 				 errdetail("A value has other positions under each scheme, so the bits of one mean nothing to the other."),
 				 errhint("Rebuild the older (scheme %d) filter from its data, e.g. with bloom_agg or bloom_summary_refresh: new filters use hash scheme %d.",
 						 Min(a->hash_scheme, b->hash_scheme), BLOOM_HASH_SCHEME_NEWEST)));
-	if (!bf_compatible(a, b, errbuf))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("cannot %s bloom filters of different shapes", operation),
-				 errdetail("The %s.", errbuf),
-				 errhint("Filters combine only when built with the same layout, number of bits, number of hash functions and seed, e.g. the same bloom_empty(capacity, fpp) arguments.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("cannot %s bloom filters of different shapes", operation),
+			 errdetail("The %s.", errbuf),
+			 errhint("Filters combine only when built with the same layout, number of bits, number of hash functions and seed, e.g. the same bloom_empty(capacity, fpp) arguments.")));
+}
+
+void
+bloom_setop_plan(const BloomFilter *a, const BloomFilter *b, bool intersect, BfSetop *op)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+
+	bloom_check_compatible(a, b, intersect ? "intersect" : "unite");
+	/* compatible filters fail only when a merged list is too large to size */
+	if (!bf_setop_plan(a, b, intersect, op, errbuf))
+		bloom_report_shape_error(errbuf);
+}
+
+BloomFilter *
+bloom_setop_result(const BloomFilter *a, const BloomFilter *b, const BfSetop *op)
+{
+	BloomFilter *result;
+
+	/* every result shape passed the core's size limit */
+	if (op->bytes > MaxAllocSize)
+		elog(ERROR, "bloom filter set operation result of %llu bytes",
+			 (unsigned long long) op->bytes);
+	result = (BloomFilter *) palloc0((Size) op->bytes);
+	SET_VARSIZE(result, op->bytes);
+	bf_setop_build(result, a, b, op);
+	return result;
+}
+
+BloomFilter *
+bloom_setop(const BloomFilter *a, const BloomFilter *b, bool intersect)
+{
+	BfSetop		op;
+
+	bloom_setop_plan(a, b, intersect, &op);
+	return bloom_setop_result(a, b, &op);
 }
 
 /* ---------------------------------------------------------------------

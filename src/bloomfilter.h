@@ -111,6 +111,17 @@ extern BloomFilter *bloom_alloc(const BloomShape *shape);
 extern void bloom_check_compatible(const BloomFilter *a, const BloomFilter *b,
 								   const char *operation);
 
+/*
+ * a | b or a & b of any representations (bf_setop_plan): the plan, or an
+ * ERROR when they do not combine; then the result, a new filter in the
+ * current memory context.  bloom_setop does both.
+ */
+extern void bloom_setop_plan(const BloomFilter *a, const BloomFilter *b, bool intersect,
+							 BfSetop *op);
+extern BloomFilter *bloom_setop_result(const BloomFilter *a, const BloomFilter *b,
+									   const BfSetop *op);
+extern BloomFilter *bloom_setop(const BloomFilter *a, const BloomFilter *b, bool intersect);
+
 /* ---------------------------------------------------------------------
  * Hashing values
  *

@@ -30,7 +30,14 @@
 #define BLOOM_LAYOUT_CLASSIC	0	/* k positions anywhere in m bits */
 #define BLOOM_LAYOUT_BLOCKED	1	/* k positions inside one 512-bit block */
 #define BLOOM_LAYOUT_MATRIX		2	/* M-BMBF: r rows, s locating hashes */
-#define BLOOM_NUM_LAYOUTS		3
+#define BLOOM_NUM_LAYOUTS		3	/* the bit-array layouts: 0 .. 2 */
+
+/*
+ * Not a bit array: a small data-sized filter kept as the sorted list of its
+ * values' hashes (layout_explicit.h).  It has no positions, so it is not in
+ * the table of bit-array layouts that filter.c dispatches on.
+ */
+#define BLOOM_LAYOUT_EXPLICIT	3
 
 /*
  * Hash schemes: how a value's positions come from its hash.  Both start from

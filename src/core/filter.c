@@ -1,7 +1,9 @@
 /*
  * filter.c
  *	  A Bloom filter of any layout: see filter.h.  Everything that depends on
- *	  the layout is reached through the table below.
+ *	  the layout of a bit array is reached through the table below; the
+ *	  explicit list of a small data-sized filter (layout_explicit.h) is
+ *	  handled beside it, where a function meets one.
  */
 #include "filter.h"
 
@@ -46,6 +48,8 @@ ops_of(const BloomFilter *f)
 const char *
 bf_layout_name(int layout)
 {
+	if (layout == BLOOM_LAYOUT_EXPLICIT)
+		return "explicit";
 	if (layout < 0 || layout >= BLOOM_NUM_LAYOUTS)
 		return "unknown";
 	return layouts[layout].name;
@@ -67,6 +71,8 @@ bf_layout_from_name(const char *name)
 bool
 bf_shape_check(const BloomShape *s, char *errbuf)
 {
+	if (s->layout == BLOOM_LAYOUT_EXPLICIT)
+		return bf_explicit_shape_check(s, errbuf);
 	if (s->layout >= BLOOM_NUM_LAYOUTS)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "unknown layout %u", (unsigned) s->layout);
@@ -155,6 +161,20 @@ bf_shape_datasized(double ndistinct, BloomShape *s, char *errbuf)
 	return true;
 }
 
+bool
+bf_shape_collected(double ndistinct, uint64_t seed, BloomShape *s, char *errbuf)
+{
+	if (ndistinct >= 0 && ndistinct <= BLOOM_EXPLICIT_MAX)
+	{
+		bf_explicit_shape((uint64_t) ndistinct, seed, s);
+		return true;
+	}
+	if (!bf_shape_datasized(ndistinct, s, errbuf))
+		return false;
+	s->seed = seed;
+	return true;
+}
+
 void
 bf_init(BloomFilter *f, const BloomShape *s)
 {
@@ -197,7 +217,10 @@ bf_get_shape(const BloomFilter *f, BloomShape *s)
 void
 bf_shape_describe(const BloomShape *s, char *buf, size_t len)
 {
-	if (s->layout == BLOOM_LAYOUT_MATRIX)
+	if (s->layout == BLOOM_LAYOUT_EXPLICIT)
+		snprintf(buf, len, "%s, %llu values, seed %llu", bf_layout_name(s->layout),
+				 (unsigned long long) (s->nbits / 64), (unsigned long long) s->seed);
+	else if (s->layout == BLOOM_LAYOUT_MATRIX)
 		snprintf(buf, len, "%s, %u rows x %llu bits, %u hashes, %u locators, seed %llu",
 				 bf_layout_name(s->layout), (unsigned) s->rows,
 				 (unsigned long long) (s->rows ? s->nbits / s->rows : 0),
@@ -216,8 +239,11 @@ bf_shape_describe(const BloomShape *s, char *buf, size_t len)
 bool
 bf_insert(BloomFilter *f, BloomHash h)
 {
-	bool		changed = ops_of(f)->insert(f, h);
+	bool		changed;
 
+	if (bf_is_explicit(f))
+		return false;
+	changed = ops_of(f)->insert(f, h);
 	if (f->inserted < UINT64_MAX)
 		f->inserted++;
 	return changed;
@@ -226,13 +252,61 @@ bf_insert(BloomFilter *f, BloomHash h)
 bool
 bf_query(const BloomFilter *f, BloomHash h)
 {
+	if (bf_is_explicit(f))
+		return true;
 	return ops_of(f)->query(f, h);
 }
 
 void
 bf_prefetch(const BloomFilter *f, BloomHash h)
 {
-	ops_of(f)->prefetch(f, h);
+	if (!bf_is_explicit(f))
+		ops_of(f)->prefetch(f, h);
+}
+
+bool
+bf_contains_value(const BloomFilter *f, uint64_t value_hash)
+{
+	if (bf_is_explicit(f))
+		return bf_explicit_contains(f, value_hash);
+	return ops_of(f)->query(f, bf_hash_derive(value_hash));
+}
+
+bool
+bf_is_empty(const BloomFilter *f)
+{
+	uint64_t	n = bf_nwords(f);
+
+	if (bf_is_explicit(f))
+		return n == 0;
+	for (uint64_t i = 0; i < n; i++)
+		if (f->words[i] != 0)
+			return false;
+	return true;
+}
+
+void
+bf_builder_start(BfBuilder *b, BloomFilter *f)
+{
+	b->f = f;
+	b->listed = 0;
+	bf_inserter_init(&b->inserter);
+}
+
+void
+bf_builder_add(BfBuilder *b, uint64_t value_hash)
+{
+	if (!bf_is_explicit(b->f))
+		bf_inserter_add(&b->inserter, b->f, bf_hash_derive(value_hash));
+	else if (b->listed < bf_explicit_count(b->f))
+		b->f->words[b->listed++] = value_hash;
+}
+
+void
+bf_builder_finish(BfBuilder *b)
+{
+	if (!bf_is_explicit(b->f))
+		bf_inserter_flush(&b->inserter, b->f);
 }
 
 void
@@ -262,6 +336,43 @@ shapes_equal(const BloomShape *a, const BloomShape *b)
 		a->rows == b->rows && a->locators == b->locators;
 }
 
+/*
+ * Two bit arrays that OR and AND: one hash scheme and (matrix) tie rule,
+ * and equal shapes or foldable sizes.
+ */
+static bool
+bits_compatible(const BloomFilter *a, const BloomFilter *b)
+{
+	BloomShape	sa,
+				sb;
+
+	if (bf_is_explicit(a) || bf_is_explicit(b) || a->hash_scheme != b->hash_scheme ||
+		bf_matrix_ties_first(a) != bf_matrix_ties_first(b))
+		return false;
+	bf_get_shape(a, &sa);
+	bf_get_shape(b, &sb);
+	return shapes_equal(&sa, &sb) || bf_foldable(a, b);
+}
+
+/* An empty data-sized filter: the identity of union whatever its size. */
+static bool
+empty_datasized(const BloomFilter *f)
+{
+	return bf_is_datasized(f) && bf_is_empty(f);
+}
+
+/*
+ * Data-sized filters of one seed that combine whatever their sizes and
+ * hash schemes: a list holds value hashes, not positions, and an empty
+ * filter holds nothing.
+ */
+static bool
+datasized_pair(const BloomFilter *a, const BloomFilter *b)
+{
+	return bf_is_datasized(a) && bf_is_datasized(b) && a->seed == b->seed &&
+		(bf_is_explicit(a) || bf_is_explicit(b) || bf_is_empty(a) || bf_is_empty(b));
+}
+
 bool
 bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
 {
@@ -270,26 +381,215 @@ bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
 	char		da[160],
 				db[160];
 
-	if (a->hash_scheme != b->hash_scheme)
+	if (bits_compatible(a, b) || datasized_pair(a, b))
+		return true;
+	if (!bf_is_explicit(a) && !bf_is_explicit(b))
 	{
-		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
-				 "first filter uses hash scheme %u, second hash scheme %u: the same value has different positions under each",
-				 (unsigned) a->hash_scheme, (unsigned) b->hash_scheme);
-		return false;
+		if (a->hash_scheme != b->hash_scheme)
+		{
+			snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+					 "first filter uses hash scheme %u, second hash scheme %u: the same value has different positions under each",
+					 (unsigned) a->hash_scheme, (unsigned) b->hash_scheme);
+			return false;
+		}
+		if (!bf_matrix_same_ties(a, b, errbuf))
+			return false;
 	}
-	if (!bf_matrix_same_ties(a, b, errbuf))
-		return false;
 	bf_get_shape(a, &sa);
 	bf_get_shape(b, &sb);
-	if (shapes_equal(&sa, &sb))
-		return true;
-	if (bf_foldable(a, b))
-		return true;
 	bf_shape_describe(&sa, da, sizeof(da));
 	bf_shape_describe(&sb, db, sizeof(db));
 	snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 			 "first filter is (%s), second is (%s)", da, db);
 	return false;
+}
+
+/*
+ * Of two empty filters that do not fold, the result of either operation:
+ * the smaller, then by the other shape fields, so that a | b and b | a
+ * give the same filter.
+ */
+static bool
+prefer_b_of_empties(const BloomFilter *a, const BloomFilter *b)
+{
+	const uint64_t ka[] = {a->nbits, a->layout, a->nhashes, a->hash_scheme, a->rows, a->locators};
+	const uint64_t kb[] = {b->nbits, b->layout, b->nhashes, b->hash_scheme, b->rows, b->locators};
+
+	for (size_t i = 0; i < sizeof(ka) / sizeof(ka[0]); i++)
+		if (ka[i] != kb[i])
+			return kb[i] < ka[i];
+	return false;
+}
+
+/* Two bit arrays: OR / AND onto the smaller, or an empty one's identity. */
+static void
+plan_bits(const BloomFilter *a, const BloomFilter *b, BfSetop *op)
+{
+	bool		za = empty_datasized(a),
+				zb = empty_datasized(b);
+
+	if (!op->intersect && za != zb)
+	{
+		op->kind = BF_SETOP_IDENTITY;
+		op->base_is_b = za;
+	}
+	else if (bits_compatible(a, b))
+	{
+		op->kind = BF_SETOP_BITS;
+		op->base_is_b = b->nbits < a->nbits;
+	}
+	else
+	{
+		/* sizes that do not fold, compatible because one is empty */
+		op->kind = BF_SETOP_IDENTITY;
+		op->base_is_b = za && zb ? prefer_b_of_empties(a, b) : zb;
+	}
+}
+
+/* How many of list's hashes other may hold. */
+static uint64_t
+count_filtered(const BloomFilter *list, const BloomFilter *other)
+{
+	uint64_t	n = 0;
+
+	for (uint64_t i = 0; i < bf_explicit_count(list); i++)
+		n += bf_contains_value(other, list->words[i]);
+	return n;
+}
+
+/* At least one list.  False only when a merged list is too large to size. */
+static bool
+plan_lists(const BloomFilter *a, const BloomFilter *b, BfSetop *op, char *errbuf)
+{
+	bool		both = bf_is_explicit(a) && bf_is_explicit(b);
+	const BloomFilter *list = bf_is_explicit(a) ? a : b;
+	const BloomFilter *other = list == a ? b : a;
+
+	if (op->intersect)
+	{
+		op->kind = BF_SETOP_FILTER_LIST;
+		op->base_is_b = list == b;
+		op->count = count_filtered(list, other);
+		bf_explicit_shape(op->count, list->seed, &op->shape);
+		return true;
+	}
+	if (!both)
+	{
+		/* an empty bit array is the identity: the list stays a list */
+		op->kind = bf_is_empty(other) ? BF_SETOP_IDENTITY : BF_SETOP_LIST_INTO_BITS;
+		op->base_is_b = (op->kind == BF_SETOP_IDENTITY) == (list == b);
+		return true;
+	}
+	op->kind = BF_SETOP_MERGE_LISTS;
+	op->count = bf_explicit_merge(a->words, bf_explicit_count(a),
+								  b->words, bf_explicit_count(b), NULL);
+	return bf_shape_collected((double) op->count, a->seed, &op->shape, errbuf);
+}
+
+bool
+bf_setop_plan(const BloomFilter *a, const BloomFilter *b, bool intersect,
+			  BfSetop *op, char *errbuf)
+{
+	if (!bf_compatible(a, b, errbuf))
+		return false;
+	memset(op, 0, sizeof(*op));
+	op->intersect = intersect;
+	if (bf_is_explicit(a) || bf_is_explicit(b))
+	{
+		if (!plan_lists(a, b, op, errbuf))
+			return false;
+	}
+	else
+		plan_bits(a, b, op);
+	/* the result of the other kinds is its base's shape */
+	if (op->kind != BF_SETOP_MERGE_LISTS && op->kind != BF_SETOP_FILTER_LIST)
+		bf_get_shape(op->base_is_b ? b : a, &op->shape);
+	op->bytes = bf_shape_bytes(&op->shape);
+	return true;
+}
+
+bool
+bf_setop_in_place(const BfSetop *op)
+{
+	return !op->base_is_b &&
+		(op->kind == BF_SETOP_BITS || op->kind == BF_SETOP_IDENTITY ||
+		 op->kind == BF_SETOP_LIST_INTO_BITS);
+}
+
+/* dst = src (header, words, matrix counters), the length word left alone. */
+static void
+copy_filter(BloomFilter *dst, const BloomFilter *src)
+{
+	size_t		head = offsetof(BloomFilter, version);
+
+	if (dst != src)
+		memcpy((char *) dst + head, (const char *) src + head,
+			   (size_t) bf_filter_bytes(src) - head);
+}
+
+/* The insert count of a result built from a and b. */
+static uint64_t
+combined_inserted(const BloomFilter *a, const BloomFilter *b, bool intersect)
+{
+	if (intersect)
+		return a->inserted < b->inserted ? a->inserted : b->inserted;
+	return bf_add_saturating(a->inserted, b->inserted);
+}
+
+void
+bf_setop_build(BloomFilter *dst, const BloomFilter *a, const BloomFilter *b,
+			   const BfSetop *op)
+{
+	const BloomFilter *base = op->base_is_b ? b : a;
+	const BloomFilter *other = op->base_is_b ? a : b;
+	/* taken first: dst may be a, and inserting counts */
+	uint64_t	inserted = combined_inserted(a, b, op->intersect);
+	uint8_t		flags = a->flags & b->flags;
+	uint64_t	count = 0;
+	BfBuilder	builder;
+	BfListMerge merge;
+	uint64_t	h;
+
+	switch (op->kind)
+	{
+		case BF_SETOP_BITS:
+			copy_filter(dst, base);
+			if (op->intersect)
+				bf_intersect_into(dst, other);
+			else
+				bf_union_into(dst, other);
+			return;
+		case BF_SETOP_IDENTITY:
+			copy_filter(dst, base);
+			/* as bf_intersect_into: an intersection met no full rows of its own */
+			if (op->intersect && dst->layout == BLOOM_LAYOUT_MATRIX)
+				dst->full_at = BLOOM_NEVER_FULL;
+			break;
+		case BF_SETOP_LIST_INTO_BITS:
+			copy_filter(dst, base);
+			bf_builder_start(&builder, dst);
+			for (uint64_t i = 0; i < bf_explicit_count(other); i++)
+				bf_builder_add(&builder, other->words[i]);
+			bf_builder_finish(&builder);
+			break;
+		case BF_SETOP_MERGE_LISTS:
+			bf_init(dst, &op->shape);
+			bf_builder_start(&builder, dst);
+			merge = bf_list_merge_start(a->words, bf_explicit_count(a),
+										b->words, bf_explicit_count(b));
+			while (bf_list_merge_next(&merge, &h))
+				bf_builder_add(&builder, h);
+			bf_builder_finish(&builder);
+			break;
+		case BF_SETOP_FILTER_LIST:
+			bf_init(dst, &op->shape);
+			for (uint64_t i = 0; i < bf_explicit_count(base) && count < op->count; i++)
+				if (bf_contains_value(other, base->words[i]))
+					dst->words[count++] = base->words[i];
+			break;
+	}
+	dst->inserted = inserted;
+	dst->flags = flags;
 }
 
 /*
@@ -463,17 +763,23 @@ bf_equal(const BloomFilter *a, const BloomFilter *b)
 uint64_t
 bf_bits_set(const BloomFilter *f)
 {
+	if (bf_is_explicit(f))
+		return 0;
 	return bf_popcount_words(f->words, bf_nwords(f));
 }
 
 double
 bf_estimate_count(const BloomFilter *f)
 {
+	if (bf_is_explicit(f))
+		return bf_explicit_estimate_count(f);
 	return ops_of(f)->estimate_count(f);
 }
 
 double
 bf_estimate_fpp(const BloomFilter *f)
 {
+	if (bf_is_explicit(f))
+		return bf_explicit_estimate_fpp(f);
 	return ops_of(f)->estimate_fpp(f);
 }

@@ -21,6 +21,7 @@
 #define BF_FILTER_H
 
 #include "bf_base.h"
+#include "layout_explicit.h"
 
 /* ---- shapes and sizes ---- */
 
@@ -55,6 +56,21 @@ extern bool bf_shape_for(double capacity, double fpp, int layout,
 extern bool bf_shape_datasized(double ndistinct, BloomShape *shape, char *errbuf);
 
 /*
+ * Shape of the data-sized filter of ndistinct collected value hashes, with
+ * this seed: explicit (the list itself) up to BLOOM_EXPLICIT_MAX, else the
+ * bit array of bf_shape_datasized.  What bloom_agg(value) returns, and what
+ * a union of lists becomes.  Fill it with a BfBuilder.
+ */
+extern bool bf_shape_collected(double ndistinct, uint64_t seed, BloomShape *shape,
+							   char *errbuf);
+
+static inline bool
+bf_is_datasized(const BloomFilter *f)
+{
+	return (f->flags & BLOOM_FLAG_AUTOSIZED) != 0;
+}
+
+/*
  * Writes the header of an empty filter of this shape, under the newest hash
  * scheme (BLOOM_HASH_SCHEME_NEWEST); words must be zeroed.  A filter built
  * from existing ones keeps theirs (bf_fold; copies keep the header).
@@ -72,12 +88,20 @@ extern int	bf_layout_from_name(const char *name);	/* -1 if unknown */
 /* Describes a shape as text, e.g. for error messages. */
 extern void bf_shape_describe(const BloomShape *shape, char *buf, size_t len);
 
-/* ---- insertion and lookup (h from bf_hash_derive) ---- */
+/* ---- insertion and lookup in bit arrays (h from bf_hash_derive) ---- */
 
-/* Adds a value; returns true if any bit changed.  Counts it in f->inserted. */
+/*
+ * Adds a value; returns true if any bit changed.  Counts it in f->inserted.
+ * Bit arrays only: an explicit filter cannot grow in place (it is left
+ * unchanged; add to it with the set operations below).
+ */
 extern bool bf_insert(BloomFilter *f, BloomHash h);
 
-/* True if all of the value's bits are set (member or false positive). */
+/*
+ * True if all of the value's bits are set (member or false positive).  Bit
+ * arrays only (an explicit filter answers true); bf_contains_value takes
+ * every representation.
+ */
 extern bool bf_query(const BloomFilter *f, BloomHash h);
 
 /*
@@ -129,18 +153,100 @@ bf_inserter_add(BfInserter *ins, BloomFilter *f, BloomHash h)
 	ins->oldest = (ins->oldest + 1) % BF_INSERTER_DISTANCE;
 }
 
+/* ---- any representation, by the value's hash (H(value, f->seed)) ---- */
+
+/* True if the value may be in f: a binary search of a list, or bf_query. */
+extern bool bf_contains_value(const BloomFilter *f, uint64_t value_hash);
+
+/* True if f holds no value: no hash listed, no bit set. */
+extern bool bf_is_empty(const BloomFilter *f);
+
+/*
+ * Fills an empty filter of a bf_shape_collected shape (bf_init'ed, words
+ * zeroed) with that many distinct value hashes, given in ascending order:
+ * a list takes them as they come, a bit array inserts them through a
+ * prefetching inserter.  After bf_builder_finish the caller sets
+ * f->inserted (the builder counts nothing the caller can rely on).
+ */
+typedef struct BfBuilder
+{
+	BloomFilter *f;
+	uint64_t	listed;			/* explicit: hashes written */
+	BfInserter	inserter;		/* bit array: values not yet inserted */
+} BfBuilder;
+
+extern void bf_builder_start(BfBuilder *b, BloomFilter *f);
+extern void bf_builder_add(BfBuilder *b, uint64_t value_hash);
+extern void bf_builder_finish(BfBuilder *b);
+
 /* ---- set operations ---- */
 
 /*
  * True if a and b can be united or intersected; otherwise false and errbuf
- * says why: different hash schemes (checked first: the same value has other
- * positions under each, so no size or shape makes them combine), or
- * different shapes, naming both.
+ * says why: different hash schemes of two bit arrays (checked first: the
+ * same value has other positions under each, so no size or shape makes
+ * them combine), or different shapes, naming both.  Bit arrays combine when
+ * their shapes are equal or fold (bf_foldable).  Data-sized filters of the
+ * same seed also combine whatever their sizes and schemes when one of them
+ * is a list (value hashes, not positions) or empty.
  */
 extern bool bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf);
 
 /*
- * dst |= src, dst &= src.  The shapes must be compatible, and dst must not
+ * a | b and a & b for every representation, in two steps, so the caller
+ * allocates the result: bf_setop_plan checks compatibility and says what
+ * the result is (its shape and bytes), bf_setop_build writes it.  The rules
+ * (doc/aggregates.md, section 3):
+ *   - an empty data-sized filter (empty list, or no bit set) is the identity
+ *     of union, whatever its size: the result is the other filter (counts
+ *     combined); intersecting with it gives an empty filter;
+ *   - list | bit array: the bit array with the listed values inserted, at
+ *     its own size (the list never folds it);
+ *   - list | list: the merged list, or past BLOOM_EXPLICIT_MAX the
+ *     data-sized bit array sized for the merged count;
+ *   - list & anything: the listed hashes the other filter may hold (exact
+ *     between two lists);
+ *   - bit array | or & bit array: OR / AND, the larger folded onto the
+ *     smaller (bf_union_into, bf_intersect_into).
+ * inserted: the sum for a union (at most 2^64 - 1), the minimum for an
+ * intersection; the result is data-sized only if both are.
+ */
+typedef enum BfSetopKind
+{
+	BF_SETOP_BITS,				/* OR / AND onto the smaller bit array */
+	BF_SETOP_IDENTITY,			/* the base filter (an empty operand) */
+	BF_SETOP_LIST_INTO_BITS,	/* union: the bit array, the list inserted */
+	BF_SETOP_MERGE_LISTS,		/* union of two lists */
+	BF_SETOP_FILTER_LIST		/* intersection: the list, filtered */
+} BfSetopKind;
+
+typedef struct BfSetop
+{
+	BfSetopKind kind;
+	bool		intersect;
+	bool		base_is_b;		/* the result starts from b, else from a */
+	uint64_t	count;			/* MERGE_LISTS, FILTER_LIST: hashes held */
+	BloomShape	shape;			/* of the result */
+	uint64_t	bytes;			/* of the result, bf_shape_bytes(shape) */
+} BfSetop;
+
+extern bool bf_setop_plan(const BloomFilter *a, const BloomFilter *b, bool intersect,
+						  BfSetop *op, char *errbuf);
+
+/* True if bf_setop_build may write the result over a itself. */
+extern bool bf_setop_in_place(const BfSetop *op);
+
+/*
+ * Writes the result of the plan into dst: op->bytes bytes, zeroed, whose
+ * length word the host owns (never written here); or a itself when
+ * bf_setop_in_place.
+ */
+extern void bf_setop_build(BloomFilter *dst, const BloomFilter *a, const BloomFilter *b,
+						   const BfSetop *op);
+
+/*
+ * dst |= src, dst &= src, for two bit arrays (the BF_SETOP_BITS step of the
+ * set operations).  The shapes must be equal or foldable, and dst must not
  * have more bits than src: when src has more (two auto-sized filters of
  * different sizes), src is folded onto dst's size on the fly.  The result
  * keeps BLOOM_FLAG_AUTOSIZED only if both had it.
@@ -167,7 +273,7 @@ extern void bf_fold(const BloomFilter *src, BloomFilter *dst);
 /* Identical shape and bits (insert counts are not compared). */
 extern bool bf_equal(const BloomFilter *a, const BloomFilter *b);
 
-/* ---- statistics ---- */
+/* ---- statistics (a list: no bits set, its exact count, n / 2^64) ---- */
 extern uint64_t bf_bits_set(const BloomFilter *f);
 extern double bf_estimate_count(const BloomFilter *f);	/* values held */
 extern double bf_estimate_fpp(const BloomFilter *f);	/* rate as filled */

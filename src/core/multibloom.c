@@ -42,6 +42,22 @@ part_error(char *errbuf, int i, int nattrs, const char *inner)
 	snprintf(errbuf, BLOOM_ERRBUF_SIZE, "%s: %.400s", name, inner);
 }
 
+/*
+ * Parts are bit arrays: multibloom_add inserts into them in place, which a
+ * list of hashes, whose size grows, cannot take.
+ */
+static bool
+part_layout_check(uint8_t layout, int i, int nattrs, char *errbuf)
+{
+	char		name[32];
+
+	if (layout != BLOOM_LAYOUT_EXPLICIT)
+		return true;
+	part_name(i, nattrs, name, sizeof(name));
+	snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+			 "%s is an explicit list; the parts of a multibloom are bit arrays", name);
+	return false;
+}
 
 static bool
 nattrs_check(long nattrs, char *errbuf)
@@ -98,6 +114,8 @@ mbf_struct_bytes(int nattrs, const BloomShape *shapes, uint64_t *bytes, char *er
 			part_error(errbuf, i, nattrs, inner);
 			return false;
 		}
+		if (!part_layout_check(shapes[i].layout, i, nattrs, errbuf))
+			return false;
 		/* each part is below 1 GB and there are at most 33: no overflow */
 		total += bf_shape_bytes(&shapes[i]);
 	}
@@ -264,12 +282,33 @@ mbf_compatible(const MultiBloom *a, const MultiBloom *b, char *errbuf)
 	return true;
 }
 
+/*
+ * The union of part i of a and b, planned by bloom's rules: equal shapes
+ * OR, data-sized parts of different sizes fold onto the smaller, and an
+ * empty data-sized part (an attribute that was always NULL, a filter of no
+ * rows) is the identity, so the other part is kept at its size.  The
+ * callers checked mbf_compatible.
+ */
+static void
+part_union_plan(const MultiBloom *a, const MultiBloom *b, int i, BfSetop *op)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+
+	if (!bf_setop_plan(mbf_part_c(a, i), mbf_part_c(b, i), false, op, errbuf))
+		memset(op, 0, sizeof(*op));		/* unreachable for compatible values */
+}
+
 bool
 mbf_union_fits(const MultiBloom *dst, const MultiBloom *src)
 {
 	for (int i = 0; i <= dst->nattrs; i++)
-		if (mbf_part_c(dst, i)->nbits > mbf_part_c(src, i)->nbits)
+	{
+		BfSetop		op;
+
+		part_union_plan(dst, src, i, &op);
+		if (!bf_setop_in_place(&op))
 			return false;
+	}
 	return true;
 }
 
@@ -278,10 +317,10 @@ mbf_union_shapes(const MultiBloom *a, const MultiBloom *b, BloomShape *shapes)
 {
 	for (int i = 0; i <= a->nattrs; i++)
 	{
-		const BloomFilter *pa = mbf_part_c(a, i);
-		const BloomFilter *pb = mbf_part_c(b, i);
+		BfSetop		op;
 
-		bf_get_shape(pa->nbits <= pb->nbits ? pa : pb, &shapes[i]);
+		part_union_plan(a, b, i, &op);
+		shapes[i] = op.shape;
 	}
 }
 
@@ -290,17 +329,10 @@ mbf_union_build(MultiBloom *result, const MultiBloom *a, const MultiBloom *b)
 {
 	for (int i = 0; i <= a->nattrs; i++)
 	{
-		const BloomFilter *pa = mbf_part_c(a, i);
-		const BloomFilter *pb = mbf_part_c(b, i);
-		const BloomFilter *smaller = pa->nbits <= pb->nbits ? pa : pb;
-		const BloomFilter *larger = smaller == pa ? pb : pa;
-		BloomFilter *dst = mbf_part(result, i);
-		int32_t		host_len = dst->vl_len_;
+		BfSetop		op;
 
-		/* a copy of the smaller part (its header and bits), then the other folded in */
-		memcpy(dst, smaller, bf_filter_bytes(smaller));
-		dst->vl_len_ = host_len;
-		bf_union_into(dst, larger);
+		part_union_plan(a, b, i, &op);
+		bf_setop_build(mbf_part(result, i), mbf_part_c(a, i), mbf_part_c(b, i), &op);
 	}
 	result->rows = bf_add_saturating(a->rows, b->rows);
 	result->flags = a->flags & b->flags;
@@ -310,7 +342,12 @@ void
 mbf_union_into(MultiBloom *dst, const MultiBloom *src)
 {
 	for (int i = 0; i <= dst->nattrs; i++)
-		bf_union_into(mbf_part(dst, i), mbf_part_c(src, i));
+	{
+		BfSetop		op;
+
+		part_union_plan(dst, src, i, &op);
+		bf_setop_build(mbf_part(dst, i), mbf_part(dst, i), mbf_part_c(src, i), &op);
+	}
 	dst->rows = bf_add_saturating(dst->rows, src->rows);
 	/* a union of differently built filters is no longer "sized to its data" */
 	dst->flags &= src->flags;
@@ -455,7 +492,8 @@ mbf_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *err
 			part_error(errbuf, i, nattrs, inner);
 			return false;
 		}
-		if (!seed_check(bf_wire_seed(buf + pos), i, nattrs, errbuf))
+		if (!seed_check(bf_wire_seed(buf + pos), i, nattrs, errbuf) ||
+			!part_layout_check(buf[pos + BF_WIRE_LAYOUT], i, nattrs, errbuf))
 			return false;
 		pos += part_len;
 		/* each part_struct is below 1 GB, at most 33 of them: no overflow */
@@ -558,7 +596,8 @@ mbf_struct_check(const MultiBloom *mb, uint64_t size, char *errbuf)
 			part_error(errbuf, i, nattrs, inner);
 			return false;
 		}
-		if (!seed_check(mbf_part_c(mb, i)->seed, i, nattrs, errbuf))
+		if (!seed_check(mbf_part_c(mb, i)->seed, i, nattrs, errbuf) ||
+			!part_layout_check(mbf_part_c(mb, i)->layout, i, nattrs, errbuf))
 			return false;
 		expect = end;
 	}

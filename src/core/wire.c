@@ -43,6 +43,21 @@ tail_bits_clear(uint64_t nbits, uint64_t last_word)
 	return used == 0 || (last_word >> used) == 0;
 }
 
+/*
+ * The hashes of an explicit filter, n little-endian words at p, ascend
+ * strictly: one list, one form, and the binary search relies on it.
+ */
+static bool
+wire_list_ordered(const uint8_t *p, uint64_t n, char *errbuf)
+{
+	uint64_t	list[BLOOM_EXPLICIT_MAX];
+
+	/* the shape check bounded n */
+	for (uint64_t i = 0; i < n; i++)
+		list[i] = bf_get_le64(p + 8 * i);
+	return bf_explicit_order_check(list, n, errbuf);
+}
+
 /* Header checks shared by the binary reader and the in-memory guard. */
 static bool
 header_check(uint8_t version, uint8_t scheme, uint8_t flags,
@@ -82,6 +97,14 @@ header_check(uint8_t version, uint8_t scheme, uint8_t flags,
 	}
 	if (!bf_shape_check(s, errbuf))
 		return false;
+	/* a list is the small form of a data-sized filter, and only that */
+	if (s->layout == BLOOM_LAYOUT_EXPLICIT && !(flags & BLOOM_FLAG_AUTOSIZED))
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "an explicit filter must carry the data-sized flag 0x%02x",
+				 (unsigned) BLOOM_FLAG_AUTOSIZED);
+		return false;
+	}
 	if (s->layout == BLOOM_LAYOUT_MATRIX ? full_at < BLOOM_NEVER_FULL
 		: full_at != BLOOM_NEVER_FULL)
 	{
@@ -138,7 +161,12 @@ bf_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *errb
 				 (unsigned long long) (8 * nwords));
 		return false;
 	}
-	if (!tail_bits_clear(s.nbits, bf_get_le64(buf + BF_WIRE_WORDS + 8 * (nwords - 1))))
+	if (s.layout == BLOOM_LAYOUT_EXPLICIT)
+	{
+		if (!wire_list_ordered(buf + BF_WIRE_WORDS, nwords, errbuf))
+			return false;
+	}
+	else if (!tail_bits_clear(s.nbits, bf_get_le64(buf + BF_WIRE_WORDS + 8 * (nwords - 1))))
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "bits beyond bit %llu of the last word are set",
@@ -201,6 +229,9 @@ bf_struct_check(const BloomFilter *f, uint64_t size, char *errbuf)
 				 (unsigned long long) size, (unsigned long long) f->nbits);
 		return false;
 	}
+	/* at most BLOOM_EXPLICIT_MAX comparisons: a list is searched in halves */
+	if (bf_is_explicit(f) && !bf_explicit_order_check(f->words, bf_explicit_count(f), errbuf))
+		return false;
 	return true;
 }
 

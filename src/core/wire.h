@@ -63,7 +63,9 @@ extern void bf_deserialize(const uint8_t *buf, BloomFilter *f);
 /*
  * Checks the header of an in-memory filter against its size: a cheap guard
  * run on every filter argument.  Unlike bf_wire_check it does not read the
- * bits, so bits beyond nbits may be set; every reader tolerates them.
+ * bits, so bits beyond nbits may be set; every reader tolerates them.  An
+ * explicit filter's list (at most BLOOM_EXPLICIT_MAX hashes) is checked to
+ * ascend, as binary searches and merges assume.
  */
 extern bool bf_struct_check(const BloomFilter *f, uint64_t size, char *errbuf);
 

@@ -7,14 +7,16 @@ up as a disagreement.  It needs only the values' 64-bit hashes, which a
 client gets from bloom_hash(value, seed).
 """
 
+import bisect
 import struct
 
 MASK64 = (1 << 64) - 1
 HEADER_BYTES = 60
 HEADER = struct.Struct("<BBBBQQQIIIIqQ")
-CLASSIC, BLOCKED, MATRIX = 0, 1, 2
-LAYOUT_NAMES = {CLASSIC: "classic", BLOCKED: "blocked", MATRIX: "matrix"}
+CLASSIC, BLOCKED, MATRIX, EXPLICIT = 0, 1, 2, 3
+LAYOUT_NAMES = {CLASSIC: "classic", BLOCKED: "blocked", MATRIX: "matrix", EXPLICIT: "explicit"}
 BLOCK_BITS = 512
+EXPLICIT_MAX = 240
 KNOWN_HASH_SCHEMES = (1, 2)
 
 
@@ -114,7 +116,10 @@ class Bloom:
             raise FormatError("unknown layout %d" % layout)
         if flags & ~0x01 or reserved1 or reserved2:
             raise FormatError("unknown flags or non-zero reserved fields")
-        if not 1 <= nbits <= 8589934016 or not 1 <= nhashes <= 64:
+        if layout == EXPLICIT:
+            if nbits % 64 or nbits // 64 > EXPLICIT_MAX or nhashes or not flags & 0x01:
+                raise FormatError("not a list of at most 240 hashes, k 0, data-sized")
+        elif not 1 <= nbits <= 8589934016 or not 1 <= nhashes <= 64:
             raise FormatError("nbits or nhashes out of range")
         if len(data) != HEADER_BYTES + 8 * words_for_bits(nbits):
             raise FormatError("length %d does not match nbits %d" % (len(data), nbits))
@@ -139,6 +144,8 @@ class Bloom:
                 raise FormatError("full_at %d is neither -1 nor below inserted" % self.full_at)
         elif self.rows or self.locators or self.full_at != -1:
             raise FormatError("rows, locators and full_at belong to the matrix layout")
+        if self.layout == EXPLICIT and any(a >= b for a, b in zip(self.words, self.words[1:])):
+            raise FormatError("the listed hashes do not ascend strictly")
 
     def to_bytes(self):
         head = HEADER.pack(self.version, self.layout, self.hash_scheme, self.flags,
@@ -212,6 +219,18 @@ class Bloom:
                 self.set_bit(cands[pick] * row_bits + p)
 
     def add_hash(self, h):
+        if self.layout == EXPLICIT:
+            # a list: the value's hash itself, kept sorted (a client that
+            # goes past 240 values must build the bit array the doc describes)
+            h &= MASK64
+            i = bisect.bisect_left(self.words, h)
+            if i == len(self.words) or self.words[i] != h:
+                if len(self.words) == EXPLICIT_MAX:
+                    raise FormatError("a list holds at most 240 hashes")
+                self.words.insert(i, h)
+                self.nbits = 64 * len(self.words)
+            self.inserted = min(self.inserted + 1, MASK64)
+            return
         h1, h2 = two_words(h)
         if self.layout == CLASSIC:
             for p in self._positions(h1, h2, self.nbits):
@@ -224,6 +243,10 @@ class Bloom:
         self.inserted = min(self.inserted + 1, MASK64)
 
     def contains_hash(self, h):
+        if self.layout == EXPLICIT:
+            h &= MASK64
+            i = bisect.bisect_left(self.words, h)
+            return i < len(self.words) and self.words[i] == h
         h1, h2 = two_words(h)
         if self.layout == CLASSIC:
             return all(self.test_bit(p) for p in self._positions(h1, h2, self.nbits))

@@ -224,33 +224,72 @@ def mutations(data):
     yield data[:-1] + bytes([0x80])      # a bit past m in the last word (when m is not a multiple of 64)
 
 
+def same_verdicts(cur, variants):
+    """How many byte strings the doc's rules and the server accept or reject
+    alike (an accepted one must read back to the same bytes); the first
+    disagreements."""
+    agree, disagree = 0, []
+    for data in variants:
+        try:
+            bf.Bloom.from_bytes(data)
+            doc_ok = True
+        except bf.FormatError:
+            doc_ok = False
+        try:
+            cur.execute("SELECT %s::bytea::bloom::bytea", (data,))
+            back = bytes(cur.fetchone()[0])
+            server_ok = True
+        except psycopg2.Error:
+            back, server_ok = None, False
+        if doc_ok == server_ok and (not server_ok or back == data):
+            agree += 1
+        else:
+            disagree.append((data[:bf.HEADER_BYTES].hex(), doc_ok, server_ok))
+    return agree, disagree[:3]
+
+
 def check_rejections(cur):
     """Every header change is either rejected by both sides or read the same by both."""
     for shape in ["bloom_add(bloom_empty_with(1001, 3), 5)",
                   "bloom_add(bloom_empty(100, 0.01, 'blocked'), 5)",
                   "bloom_add(bloom_empty_matrix(6, 1000, 5, 3), 5)"]:
         cur.execute("SELECT (%s)::bytea" % shape)
-        base = bytes(cur.fetchone()[0])
-        agree, total, disagree = 0, 0, []
-        for data in mutations(base):
-            total += 1
-            try:
-                bf.Bloom.from_bytes(data)
-                doc_ok = True
-            except bf.FormatError:
-                doc_ok = False
-            try:
-                cur.execute("SELECT %s::bytea::bloom::bytea", (data,))
-                back = bytes(cur.fetchone()[0])
-                server_ok = True
-            except psycopg2.Error:
-                back, server_ok = None, False
-            if doc_ok == server_ok and (not server_ok or back == data):
-                agree += 1
-            else:
-                disagree.append((data[:bf.HEADER_BYTES].hex(), doc_ok, server_ok))
+        variants = list(mutations(bytes(cur.fetchone()[0])))
+        agree, disagree = same_verdicts(cur, variants)
         C.check("%s: %d mutated headers, the doc's rules and the server accept the same ones"
-                % (shape, total), agree == total, disagree[:3])
+                % (shape, len(variants)), agree == len(variants), disagree)
+
+
+def check_explicit(cur):
+    """bloom_agg of at most 240 values: the sorted list of bloom_hash, probed by binary search."""
+    for sqltype, n in [("int8", 0), ("text", 3), ("int8", 240)]:
+        members = sample(sqltype, n)
+        others = sample(sqltype, 3000, offset=10 ** 6)
+        cur.execute("SELECT bloom_agg(v)::bytea FROM unnest(%%s::%s[]) v" % sqltype, (members,))
+        data = bytes(cur.fetchone()[0])
+        name = "bloom_agg of %d %s values" % (n, sqltype)
+        try:
+            f = bf.Bloom.from_bytes(data)
+        except bf.FormatError as e:
+            C.check("%s: the server's bytes decode" % name, False, e)
+            continue
+        mine = bf.Bloom(bf.EXPLICIT, 0, 0, f.seed)
+        mine.flags, mine.hash_scheme = 0x01, f.hash_scheme
+        for h in hashes(cur, members, sqltype, 0):
+            mine.add_hash(h)
+        C.equal("%s: built from the doc (explicit), the same bytes as the server's" % name,
+                mine.to_bytes().hex(), data.hex())
+        probes = [f.contains_hash(h) for h in hashes(cur, members + others, sqltype, 0)]
+        C.check("%s: the doc's probe finds all members" % name, all(probes[:n]))
+        C.equal("%s: the doc's probe agrees with bloom_contains on 3000 non-members" % name,
+                probes[n:], server_contains(cur, data, others, sqltype))
+    cur.execute("SELECT bloom_agg(v)::bytea FROM generate_series(1, 3) v")
+    base = bytes(cur.fetchone()[0])
+    # the header mutations, and the first two hashes swapped
+    variants = list(mutations(base)) + [base[:60] + base[68:76] + base[60:68] + base[76:]]
+    agree, disagree = same_verdicts(cur, variants)
+    C.check("bloom_agg of 3 values: %d mutated lists, the doc's rules and the server accept the same ones"
+            % len(variants), agree == len(variants), disagree)
 
 
 def main():
@@ -262,6 +301,7 @@ def main():
     check_sizes(cur)
     check_sizing(cur)
     check_rejections(cur)
+    check_explicit(cur)
     conn.close()
     C.finish()
 

@@ -6,12 +6,15 @@
  *	  The input modes (the first byte; see fuzz.h) reach:
  *	    0  text form: bf_base64_decode, then as mode 1
  *	    1  binary form (recv, bytea cast): bf_wire_check, bf_deserialize
- *	    2  two binary filters: bf_compatible, then bf_union_into /
- *	       bf_intersect_into into a copy of the smaller (auto-sized filters
- *	       of different sizes fold), checked against bf_fold
+ *	    2  two binary filters: bf_compatible, then the set operations
+ *	       (bf_setop_plan, bf_setop_build) both ways and in place; for two
+ *	       bit arrays also bf_union_into / bf_intersect_into into a copy of
+ *	       the smaller (auto-sized filters of different sizes fold),
+ *	       checked against bf_fold
  *	    3  an in-memory value (as a forged or damaged datum would arrive):
  *	       bf_struct_check, and if it passes, every reader
- *	  Every layout (classic, blocked, matrix) goes through the same paths.
+ *	  Every layout (classic, blocked, matrix) and the explicit list of a
+ *	  small data-sized filter go through the same paths.
  *	  Every filter that parses is then exercised: insert, query, statistics,
  *	  equality, and serialization, which must give back the input bytes.
  *	  Invariants are checked with abort(), so a broken one is a crash.
@@ -52,15 +55,40 @@ parse_wire(const uint8_t *buf, size_t len)
 	return f;
 }
 
-/* Hashes drawn from the input, so the fuzzer steers insert positions too. */
-static BloomHash
-hash_from(const uint8_t *data, size_t len, unsigned i)
+/* Value hashes drawn from the input, so the fuzzer steers insert positions too. */
+static uint64_t
+value_hash_from(const uint8_t *data, size_t len, unsigned i)
 {
 	uint64_t	v = UINT64_C(0x8000000000000000) ^ i;
 
 	for (size_t j = 0; j < len && j < 8; j++)
 		v ^= (uint64_t) data[(i * 7 + j) % len] << (8 * j);
-	return bf_hash_derive(v);
+	return v;
+}
+
+static BloomHash
+hash_from(const uint8_t *data, size_t len, unsigned i)
+{
+	return bf_hash_derive(value_hash_from(data, len, i));
+}
+
+/* A list probes as a binary search: every listed hash is found. */
+static void
+exercise_list(const BloomFilter *f, const uint8_t *data, size_t len)
+{
+	REQUIRE(bf_bits_set(f) == 0);
+	REQUIRE(bf_estimate_count(f) == (double) bf_explicit_count(f));
+	for (uint64_t i = 0; i < bf_explicit_count(f); i++)
+		REQUIRE(bf_contains_value(f, f->words[i]));
+	for (unsigned i = 0; i < 4; i++)
+	{
+		uint64_t	h = value_hash_from(data, len, i);
+		bool		listed = false;
+
+		for (uint64_t j = 0; j < bf_explicit_count(f); j++)
+			listed |= f->words[j] == h;
+		REQUIRE(bf_contains_value(f, h) == listed);
+	}
 }
 
 /* Everything a query may do with a valid filter; f must be writable. */
@@ -90,6 +118,12 @@ exercise(BloomFilter *f, const uint8_t *data, size_t len)
 	REQUIRE(before <= f->nbits);
 	REQUIRE(bf_equal(f, f));
 
+	if (bf_is_explicit(f))
+	{
+		exercise_list(f, data, len);
+		free(out);
+		return;
+	}
 	copy = malloc(bytes);
 	REQUIRE(copy != NULL);
 	memcpy(copy, f, bytes);
@@ -147,6 +181,84 @@ empty_like(const BloomFilter *f)
 	return e;
 }
 
+/*
+ * a | b or a & b by plan and build: a valid filter, the same both ways,
+ * the same in place; nothing either held is lost by a union, and a list
+ * that results holds only what both may hold.
+ */
+static void
+check_setop(const BloomFilter *a, const BloomFilter *b, bool intersect,
+			const uint8_t *data, size_t len)
+{
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	BfSetop		op,
+				op2;
+	BloomFilter *r,
+			   *r2;
+
+	REQUIRE(bf_setop_plan(a, b, intersect, &op, errbuf));
+	REQUIRE(bf_setop_plan(b, a, intersect, &op2, errbuf));
+	REQUIRE(op.bytes == op2.bytes && op.bytes <= MAX_STRUCT_BYTES);
+	r = calloc(1, op.bytes);
+	r2 = calloc(1, op.bytes);
+	REQUIRE(r && r2);
+	r->vl_len_ = r2->vl_len_ = (int32_t) op.bytes;
+	bf_setop_build(r, a, b, &op);
+	bf_setop_build(r2, b, a, &op2);
+	REQUIRE(bf_filter_bytes(r) == op.bytes);
+	REQUIRE(bf_struct_check(r, op.bytes, errbuf));
+	REQUIRE(bf_equal(r, r2) && r->inserted == r2->inserted);
+	if (bf_setop_in_place(&op))
+	{
+		uint64_t	abytes = bf_filter_bytes(a);
+		BloomFilter *w = malloc(abytes);
+
+		REQUIRE(w != NULL && abytes == op.bytes);
+		memcpy(w, a, abytes);
+		bf_setop_build(w, w, b, &op);
+		REQUIRE(bf_equal(w, r) && w->inserted == r->inserted);
+		free(w);
+	}
+	for (int side = 0; side < 2; side++)
+	{
+		const BloomFilter *in = side ? b : a;
+		const BloomFilter *out = side ? a : b;
+
+		if (!bf_is_explicit(in))
+			continue;
+		for (uint64_t i = 0; i < bf_explicit_count(in); i++)
+		{
+			uint64_t	h = in->words[i];
+
+			if (!intersect)
+				REQUIRE(bf_contains_value(r, h));
+			else if (bf_contains_value(out, h))
+				REQUIRE(!bf_is_explicit(r) || bf_contains_value(r, h));
+		}
+	}
+	if (intersect && bf_is_explicit(r))
+		for (uint64_t i = 0; i < bf_explicit_count(r); i++)
+			REQUIRE(bf_contains_value(a, r->words[i]) && bf_contains_value(b, r->words[i]));
+	exercise(r, data, len);
+	free(r);
+	free(r2);
+}
+
+/* Two bit arrays that OR and AND directly: the same shape, or foldable. */
+static bool
+bits_fold(const BloomFilter *a, const BloomFilter *b)
+{
+	BloomShape	sa,
+				sb;
+
+	if (bf_is_explicit(a) || bf_is_explicit(b))
+		return false;
+	bf_get_shape(a, &sa);
+	bf_get_shape(b, &sb);
+	return bf_foldable(a, b) ||
+		(memcmp(&sa, &sb, sizeof(sa)) == 0 && a->hash_scheme == b->hash_scheme);
+}
+
 /* Mode 2: union and intersection of two parsed filters. */
 static void
 fuzz_setops(const uint8_t *data, size_t len)
@@ -166,6 +278,11 @@ fuzz_setops(const uint8_t *data, size_t len)
 	{
 		REQUIRE(bf_compatible(a, b, errbuf) == bf_compatible(b, a, errbuf));
 		if (bf_compatible(a, b, errbuf))
+		{
+			check_setop(a, b, false, data, len);
+			check_setop(a, b, true, data, len);
+		}
+		if (bits_fold(a, b))
 		{
 			/* as bloom_union does: a copy of the smaller, the larger folded in */
 			const BloomFilter *small = a->nbits <= b->nbits ? a : b;
@@ -211,7 +328,7 @@ fuzz_setops(const uint8_t *data, size_t len)
 			free(n);
 			free(folded);
 		}
-		else
+		if (!bf_compatible(a, b, errbuf))
 			REQUIRE(!bf_equal(a, b));
 	}
 	free(a);
@@ -240,6 +357,8 @@ fuzz_struct(const uint8_t *data, size_t len)
 		(void) bf_bits_set(f);
 		(void) bf_estimate_count(f);
 		(void) bf_estimate_fpp(f);
+		if (bf_is_explicit(f))
+			exercise_list(f, data, len);
 		for (unsigned i = 0; i < 4; i++)
 		{
 			BloomHash	h = hash_from(data, len, i);

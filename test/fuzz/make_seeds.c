@@ -3,7 +3,8 @@
  *	  Writes the seed corpora of the fuzz harnesses into DIR/fuzz_bloom and
  *	  DIR/fuzz_multibloom: small valid filters of every layout, in each of
  *	  the harness's input modes, pairs that unite (equal shapes, auto-sized
- *	  filters of different sizes that fold) and that do not, and hand-made
+ *	  filters of different sizes that fold, explicit lists with lists and
+ *	  bit arrays, empty data-sized filters) and that do not, and hand-made
  *	  edge cases (every header field just out of range, truncated and padded
  *	  payloads, tail bits, bad base64, multibloom part lengths and seeds).
  *
@@ -57,16 +58,6 @@ build(const BloomShape *s, unsigned n)
 	return f;
 }
 
-static uint8_t *
-wire_of(const BloomFilter *f, size_t *len)
-{
-	uint8_t    *w = malloc(bf_wire_bytes(f));
-
-	bf_serialize(f, w);
-	*len = bf_wire_bytes(f);
-	return w;
-}
-
 /* Writes f in every mode: text, binary, in-memory, and paired with other. */
 static void
 write_filter(const char *tag, const BloomFilter *f, const BloomFilter *other)
@@ -74,7 +65,7 @@ write_filter(const char *tag, const BloomFilter *f, const BloomFilter *other)
 	char		name[256];
 	size_t		len,
 				olen;
-	uint8_t    *w = wire_of(f, &len);
+	uint8_t    *w = unit_wire_of(f, &len);
 	char	   *text = malloc(bf_base64_encoded_len(len) + 1);
 	uint8_t    *pair;
 
@@ -88,7 +79,7 @@ write_filter(const char *tag, const BloomFilter *f, const BloomFilter *other)
 
 	if (other)
 	{
-		uint8_t    *ow = wire_of(other, &olen);
+		uint8_t    *ow = unit_wire_of(other, &olen);
 
 		pair = malloc(2 + len + olen);
 		pair[0] = (uint8_t) len;
@@ -162,7 +153,7 @@ static void
 write_damaged(const BloomFilter *base)
 {
 	size_t		len;
-	uint8_t    *w = wire_of(base, &len);
+	uint8_t    *w = unit_wire_of(base, &len);
 	uint8_t    *d = malloc(len + 16);
 	const HeaderEdit edits[] = {
 		{"version0", 0, 1, 0},
@@ -239,7 +230,7 @@ write_bloom_fold_pairs(void)
 
 		f[i] = build(&s, (unsigned) (3 << i));
 		f[i]->flags |= BLOOM_FLAG_AUTOSIZED;
-		w[i] = wire_of(f[i], &len[i]);
+		w[i] = unit_wire_of(f[i], &len[i]);
 	}
 	for (int i = 0; i < 4; i++)
 		for (int j = 0; j < 4; j++)
@@ -257,6 +248,77 @@ write_bloom_fold_pairs(void)
 		free(f[i]);
 		free(w[i]);
 	}
+}
+
+/*
+ * Explicit lists in every mode, paired with lists (merged, and promoted
+ * past the maximum), with data-sized bit arrays, with fixed shapes (they do
+ * not combine), and empty data-sized filters with larger ones (the
+ * identity); then a list damaged field by field.
+ */
+static void
+write_bloom_list_seeds(void)
+{
+	BloomFilter *empty = unit_datasized(0, 0, 0, 0);
+	BloomFilter *three = unit_datasized(0, 3, 0, 0);
+	BloomFilter *three_more = unit_datasized(2, 5, 0, 0);
+	BloomFilter *full = unit_datasized(100, 100 + BLOOM_EXPLICIT_MAX, 0, 0);
+	BloomFilter *bits = unit_datasized(1000, 1300, 64, 0);
+	BloomFilter *odd_bits = unit_datasized(1000, 1030, 5, 0);
+	BloomFilter *empty_bits = unit_datasized(0, 0, 1, 0);
+	BloomFilter *seeded = unit_datasized(0, 3, 0, 9);
+	BloomShape	fixed_shape = {BLOOM_LAYOUT_CLASSIC, 4096, 7, 0, 0, 0};
+	BloomFilter *fixed = build(&fixed_shape, 20);
+	const struct
+	{
+		const char *tag;
+		const BloomFilter *a;
+		const BloomFilter *b;
+	}			pairs[] = {
+		{"list-empty", empty, three},
+		{"list-3", three, three_more},
+		{"list-full", full, three},
+		{"list-3-bits", three, bits},
+		{"list-bits-3", bits, three},
+		{"list-3-fixed", three, fixed},
+		{"list-3-seed9", three, seeded},
+		{"list-empty-empty-bits", empty, empty_bits},
+		{"list-empty-bits-large", empty_bits, bits},
+		{"list-empty-bits-odd", empty_bits, odd_bits},
+		{"list-odd-3", odd_bits, three},
+	};
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		write_filter(pairs[i].tag, pairs[i].a, pairs[i].b);
+	{
+		size_t		len;
+		uint8_t    *w = unit_wire_of(three, &len);
+		uint8_t    *d = malloc(len + 16);
+		const HeaderEdit edits[] = {
+			{"list-flags0", BF_WIRE_FLAGS, 1, 0},
+			{"list-nhashes7", BF_WIRE_NHASHES, 4, 7},
+			{"list-rows1", BF_WIRE_ROWS, 4, 1},
+			{"list-full-at0", BF_WIRE_FULL_AT, 8, 0},
+			{"list-nbits-short", BF_WIRE_NBITS, 8, 128},
+			{"list-nbits-odd", BF_WIRE_NBITS, 8, 191},
+			{"list-nbits-max-plus1", BF_WIRE_NBITS, 8, 64 * (BLOOM_EXPLICIT_MAX + 1)},
+			{"list-repeat", BF_WIRE_WORDS + 8, 8, three->words[0]},
+			{"list-unsorted", BF_WIRE_WORDS, 8, UINT64_MAX},
+		};
+
+		write_edits(w, len, edits, sizeof(edits) / sizeof(edits[0]), d);
+		free(d);
+		free(w);
+	}
+	free(empty);
+	free(three);
+	free(three_more);
+	free(full);
+	free(bits);
+	free(odd_bits);
+	free(empty_bits);
+	free(seeded);
+	free(fixed);
 }
 
 /* ---- multibloom ---- */
@@ -460,6 +522,41 @@ write_multibloom_seeds(void)
 		free(w2);
 	}
 
+	/* an empty auto-sized value and a larger one: the identity of union */
+	{
+		static const uint64_t one[] = {64, 64, 64};
+		static const uint64_t odd[] = {320, 192, 448};
+
+		unit_classic_parts(2, one, shapes);
+		mb = build_mb(2, shapes, 0, true, &total);
+		w = mb_wire_of(mb, &len);
+		free(mb);
+		unit_classic_parts(2, odd, shapes);
+		mb = build_mb(2, shapes, 30, true, &total);
+		w2 = mb_wire_of(mb, &len2);
+		write_pair("pair-auto-empty-odd", w, len, w2, len2);
+		write_pair("pair-auto-odd-empty", w2, len2, w, len);
+		/* attribute 1's part replaced by an empty list of its seed: rejected */
+		{
+			size_t		head = MULTIBLOOM_WIRE_FIXED_BYTES + 8 * 3;
+			size_t		part0 = bf_get_le64(w2 + MULTIBLOOM_WIRE_FIXED_BYTES);
+			BloomFilter *list = unit_datasized(0, 0, 0, mbf_part_seed(0, 2));
+			size_t		llen = bf_wire_bytes(list);
+			uint8_t    *d = malloc(len2);
+
+			memcpy(d, w2, head);
+			bf_put_le64(d + MULTIBLOOM_WIRE_FIXED_BYTES, llen);
+			bf_serialize(list, d + head);
+			memcpy(d + head + llen, w2 + head + part0, len2 - head - part0);
+			write_seed("binary-bad-part-explicit", 1, d, len2 - part0 + llen);
+			free(d);
+			free(list);
+		}
+		free(mb);
+		free(w);
+		free(w2);
+	}
+
 	/* parts of the other layouts, which only a hand-made value holds */
 	{
 		unit_mixed_layout_parts(shapes);
@@ -579,6 +676,7 @@ main(int argc, char **argv)
 		write_damaged(first_classic);
 	free(first_classic);
 	write_bloom_fold_pairs();
+	write_bloom_list_seeds();
 	write_text_edge_cases();
 	printf("wrote %d seeds to %s\n", nseeds, outdir);
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/filter.h"
+#include "core/hash_records.h"
 #include "core/multibloom.h"
 
 static int	unit_passed,
@@ -104,6 +105,61 @@ unit_new_filter(const BloomShape *shape)
 	if (f != NULL)
 		bf_init(f, shape);
 	return f;
+}
+
+/*
+ * The data-sized filter of the distinct values [from, to), hashed by
+ * hash_int_seeded with this seed: the shape
+ * bf_shape_collected gives (a list up to BLOOM_EXPLICIT_MAX values), or,
+ * with nwords > 0, the bit array of that many words.  inserted counts the
+ * values; exits if the shape is invalid.
+ */
+static inline BloomFilter *
+unit_datasized(uint64_t from, uint64_t to, uint64_t nwords, uint64_t seed)
+{
+	char		err[BLOOM_ERRBUF_SIZE];
+	uint64_t   *h = malloc(8 * (to - from) + 8);
+	uint64_t	n = 0;
+	BloomShape	shape;
+	BloomFilter *f;
+	BfBuilder	b;
+
+	if (h == NULL)
+		exit(2);
+	for (uint64_t v = from; v < to; v++)
+		h[n++] = hash_int_seeded(v, seed);
+	n = bf_records_sort_unique(h, 0, n, 1);
+	if (nwords > 0)
+		shape = (BloomShape) {.layout = BLOOM_LAYOUT_CLASSIC, .nbits = 64 * nwords,
+		.nhashes = BLOOM_AUTO_NHASHES, .seed = seed};
+	else if (!bf_shape_collected((double) n, seed, &shape, err))
+		exit(2);
+	f = calloc(1, bf_shape_bytes(&shape));
+	if (f == NULL)
+		exit(2);
+	f->vl_len_ = (int32_t) bf_shape_bytes(&shape);
+	bf_init(f, &shape);
+	f->flags = BLOOM_FLAG_AUTOSIZED;
+	bf_builder_start(&b, f);
+	for (uint64_t i = 0; i < n; i++)
+		bf_builder_add(&b, h[i]);
+	bf_builder_finish(&b);
+	f->inserted = to - from;
+	free(h);
+	return f;
+}
+
+/* A filter's binary form (malloc'd) and its length. */
+static inline uint8_t *
+unit_wire_of(const BloomFilter *f, size_t *len)
+{
+	uint8_t    *w = malloc(bf_wire_bytes(f));
+
+	if (w == NULL)
+		exit(2);
+	bf_serialize(f, w);
+	*len = bf_wire_bytes(f);
+	return w;
 }
 
 /* Classic multibloom part shapes of nbits[0 .. nattrs] bits, k = 5. */
