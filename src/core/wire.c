@@ -170,7 +170,7 @@ bf_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *errb
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "bits beyond bit %llu of the last word are set",
-				 (unsigned long long) s.nbits);
+				 (unsigned long long) (s.nbits - 1));
 		return false;
 	}
 	*struct_bytes = bf_shape_bytes(&s);

@@ -16,6 +16,8 @@ HEADER = struct.Struct("<BBBBQQQIIIIqQ")
 CLASSIC, BLOCKED, MATRIX, EXPLICIT = 0, 1, 2, 3
 LAYOUT_NAMES = {CLASSIC: "classic", BLOCKED: "blocked", MATRIX: "matrix", EXPLICIT: "explicit"}
 BLOCK_BITS = 512
+DATA_SIZED = 0x01
+TIES_FIRST = 0x02                    # matrix layout only
 EXPLICIT_MAX = 240
 KNOWN_HASH_SCHEMES = (1, 2)
 
@@ -85,11 +87,11 @@ def double_hashing(h1, h2, k, n):
 class Bloom:
     """One filter: the header fields by their names in doc/format.md, and the bits."""
 
-    def __init__(self, layout, nbits, nhashes, seed=0, rows=0, locators=0):
+    def __init__(self, layout, nbits, nhashes, seed=0, rows=0, locators=0, flags=0):
         self.version = 1
         self.layout = layout
         self.hash_scheme = 2
-        self.flags = 0
+        self.flags = flags
         self.nbits = nbits
         self.seed = seed & MASK64
         self.inserted = 0
@@ -114,7 +116,8 @@ class Bloom:
             raise FormatError("hash scheme %d is not described in doc/format.md" % scheme)
         if layout not in LAYOUT_NAMES:
             raise FormatError("unknown layout %d" % layout)
-        if flags & ~0x01 or reserved1 or reserved2:
+        known = DATA_SIZED | (TIES_FIRST if layout == MATRIX else 0)
+        if flags & ~known or reserved1 or reserved2:
             raise FormatError("unknown flags or non-zero reserved fields")
         if layout == EXPLICIT:
             if nbits % 64 or nbits // 64 > EXPLICIT_MAX or nhashes or not flags & 0x01:
@@ -138,7 +141,7 @@ class Bloom:
             raise FormatError("blocked nbits %d is not a multiple of 512" % self.nbits)
         if self.layout == MATRIX:
             r, s = self.rows, self.locators
-            if r < 1 or not 1 <= s <= 64 or r % s or self.nbits % r:
+            if r < 1 or not 1 <= s <= 64 or s > r or self.nbits % r:
                 raise FormatError("bad matrix shape r=%d s=%d nbits=%d" % (r, s, self.nbits))
             if self.full_at != -1 and not 0 <= self.full_at < self.inserted:
                 raise FormatError("full_at %d is neither -1 nor below inserted" % self.full_at)
@@ -191,11 +194,18 @@ class Bloom:
     def _matrix_rows(self):
         return self.nbits // self.rows
 
+    def _group(self, i):
+        """Group i's first row and size: s groups as even as possible."""
+        q, e = divmod(self.rows, self.locators)
+        return i * q + min(i, e), q + (1 if i < e else 0)
+
     def _candidates(self, h1, h2):
-        g = self.rows // self.locators
         b = mix(h1 ^ rotl(h2, 29))
-        return [i * g + reduce(mix((b + (i + 1) * 0x9E3779B97F4A7C15) & MASK64), g)
-                for i in range(self.locators)]
+        out = []
+        for i in range(self.locators):
+            first, size = self._group(i)
+            out.append(first + reduce(mix((b + (i + 1) * 0x9E3779B97F4A7C15) & MASK64), size))
+        return out
 
     def _row_count(self, row):
         row_bits = self._matrix_rows()
@@ -210,7 +220,10 @@ class Bloom:
             counts = [self._row_count(c) for c in cands]
             open_ = [i for i, c in enumerate(cands) if 2 * counts[i] < row_bits]
             if open_:
-                pick = min(open_, key=lambda i: (new[i], counts[i], i))
+                if self.flags & TIES_FIRST:
+                    pick = min(open_, key=lambda i: (new[i], i))
+                else:
+                    pick = min(open_, key=lambda i: (new[i], counts[i], i))
             else:
                 if self.full_at == -1:
                     self.full_at = self.inserted

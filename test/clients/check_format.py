@@ -49,7 +49,8 @@ def server_contains(cur, data, values, sqltype):
 
 
 def empty_like(f):
-    return bf.Bloom(f.layout, f.nbits, f.nhashes, f.seed, f.rows, f.locators)
+    return bf.Bloom(f.layout, f.nbits, f.nhashes, f.seed, f.rows, f.locators,
+                    f.flags & bf.TIES_FIRST)
 
 
 # Server-built filters: every layout, word-aligned or not, k across the
@@ -64,6 +65,8 @@ SERVER_SHAPES = [
     ("bloom_empty(1000, 0.01, 'matrix')", "int8", 1000),
     ("bloom_empty_matrix(6, 1000, 5, 3)", "text", 3000),
     ("bloom_empty_matrix(7, 100, 64, 7)", "int8", 40),
+    ("bloom_empty_matrix(8, 1024, 5, 3)", "int8", 2000),
+    ("bloom_empty_matrix(8, 1024, 5, 3, 'first')", "int8", 2000),
 ]
 
 
@@ -99,21 +102,24 @@ def check_server_built(cur):
 # Client-built filters, seeds with bit 63 set included: the server must read
 # them, probe them like the client does, and add values to them the same way.
 CLIENT_SHAPES = [
-    (bf.CLASSIC, 777, 5, 0, 0),
-    (bf.CLASSIC, 4096, 12, 0, 0),
-    (bf.BLOCKED, 2048, 7, 0, 0),
-    (bf.BLOCKED, 2048, 8, 0, 0),
-    (bf.BLOCKED, 1024, 15, 0, 0),
-    (bf.MATRIX, 4 * 333, 6, 4, 2),
-    (bf.MATRIX, 9 * 64, 4, 9, 3),
+    (bf.CLASSIC, 777, 5, 0, 0, 0),
+    (bf.CLASSIC, 4096, 12, 0, 0, 0),
+    (bf.BLOCKED, 2048, 7, 0, 0, 0),
+    (bf.BLOCKED, 2048, 8, 0, 0, 0),
+    (bf.BLOCKED, 1024, 15, 0, 0, 0),
+    (bf.MATRIX, 4 * 333, 6, 4, 2, 0),
+    (bf.MATRIX, 9 * 64, 4, 9, 3, 0),
+    (bf.MATRIX, 8 * 50, 4, 8, 3, 0),              # groups of 3, 3 and 2 rows
+    (bf.MATRIX, 8 * 50, 4, 8, 3, bf.TIES_FIRST),
 ]
 
 
 def check_client_built(cur):
-    for layout, nbits, k, rows, locators in CLIENT_SHAPES:
+    for layout, nbits, k, rows, locators, flags in CLIENT_SHAPES:
         seed = RNG.getrandbits(64) | (1 << 63)
-        name = "client-built %s m=%d k=%d seed=%d" % (bf.LAYOUT_NAMES[layout], nbits, k, seed)
-        f = bf.Bloom(layout, nbits, k, seed, rows, locators)
+        name = "client-built %s m=%d k=%d flags=%d seed=%d" % (
+            bf.LAYOUT_NAMES[layout], nbits, k, flags, seed)
+        f = bf.Bloom(layout, nbits, k, seed, rows, locators, flags)
         members = sample("int8", 150)
         extra = sample("int8", 50, offset=500)
         for h in hashes(cur, members, "int8", seed - (1 << 64)):
@@ -252,7 +258,8 @@ def check_rejections(cur):
     """Every header change is either rejected by both sides or read the same by both."""
     for shape in ["bloom_add(bloom_empty_with(1001, 3), 5)",
                   "bloom_add(bloom_empty(100, 0.01, 'blocked'), 5)",
-                  "bloom_add(bloom_empty_matrix(6, 1000, 5, 3), 5)"]:
+                  "bloom_add(bloom_empty_matrix(6, 1000, 5, 3), 5)",
+                  "bloom_add(bloom_empty_matrix(8, 1024, 5, 3, 'first'), 5)"]:
         cur.execute("SELECT (%s)::bytea" % shape)
         variants = list(mutations(bytes(cur.fetchone()[0])))
         agree, disagree = same_verdicts(cur, variants)

@@ -41,9 +41,13 @@ write_seed(const char *name, uint8_t mode, const void *data, size_t len)
 	nseeds++;
 }
 
-/* A filter of this shape with n values in it, or NULL if the shape is invalid. */
+/*
+ * A filter of this shape, hash scheme and flags with n values in it, or NULL
+ * if the shape is invalid.  Scheme 1 is what stored filters of 1.0 hold, so
+ * the corpus keeps both schemes.
+ */
 static BloomFilter *
-build(const BloomShape *s, unsigned n)
+build_as(const BloomShape *s, uint8_t scheme, uint8_t flags, unsigned n)
 {
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 	BloomFilter *f;
@@ -53,9 +57,18 @@ build(const BloomShape *s, unsigned n)
 	f = calloc(1, bf_shape_bytes(s));
 	f->vl_len_ = (int32_t) bf_shape_bytes(s);
 	bf_init(f, s);
+	f->hash_scheme = scheme;
+	f->flags |= flags;
 	for (unsigned i = 0; i < n; i++)
 		bf_insert(f, bf_hash_derive(UINT64_C(0x1234567) * (i + 1)));
 	return f;
+}
+
+/* The same with the newest hash scheme and no flag. */
+static BloomFilter *
+build(const BloomShape *s, unsigned n)
+{
+	return build_as(s, BLOOM_HASH_SCHEME_NEWEST, 0, n);
 }
 
 /* Writes f in every mode: text, binary, in-memory, and paired with other. */
@@ -162,6 +175,8 @@ write_damaged(const BloomFilter *base)
 		{"layout-blocked", 1, 1, BLOOM_LAYOUT_BLOCKED},
 		{"layout-matrix", 1, 1, BLOOM_LAYOUT_MATRIX},
 		{"scheme0", 2, 1, 0},
+		{"scheme3", 2, 1, 3},
+		{"flags-ties-classic", 3, 1, BLOOM_FLAG_MATRIX_TIES_FIRST},
 		{"flags-autosized", 3, 1, BLOOM_FLAG_AUTOSIZED},
 		{"flags-unknown", 3, 1, 0x80},
 		{"nbits0", 4, 8, 0},
@@ -602,18 +617,28 @@ main(int argc, char **argv)
 		uint32_t	nhashes;
 		uint32_t	rows;
 		uint32_t	locators;
+		uint8_t		scheme;
+		uint8_t		flags;
 	}			shapes[] = {
-		{"classic-1bit", BLOOM_LAYOUT_CLASSIC, 1, 1, 0, 0},
-		{"classic-63bits", BLOOM_LAYOUT_CLASSIC, 63, 3, 0, 0},
-		{"classic-64bits", BLOOM_LAYOUT_CLASSIC, 64, 1, 0, 0},
-		{"classic-65bits", BLOOM_LAYOUT_CLASSIC, 65, 2, 0, 0},
-		{"classic-1000bits-k7", BLOOM_LAYOUT_CLASSIC, 1000, 7, 0, 0},
-		{"classic-k64", BLOOM_LAYOUT_CLASSIC, 256, 64, 0, 0},
-		{"blocked-512bits", BLOOM_LAYOUT_BLOCKED, 512, 4, 0, 0},
-		{"blocked-2048bits", BLOOM_LAYOUT_BLOCKED, 2048, 8, 0, 0},
-		{"matrix-4x128", BLOOM_LAYOUT_MATRIX, 512, 3, 4, 2},
-		{"matrix-2x64", BLOOM_LAYOUT_MATRIX, 128, 2, 2, 1},
-		{"matrix-6x256", BLOOM_LAYOUT_MATRIX, 1536, 4, 6, 3},
+		{"classic-1bit", BLOOM_LAYOUT_CLASSIC, 1, 1, 0, 0, 2, 0},
+		{"classic-63bits", BLOOM_LAYOUT_CLASSIC, 63, 3, 0, 0, 2, 0},
+		{"classic-64bits", BLOOM_LAYOUT_CLASSIC, 64, 1, 0, 0, 2, 0},
+		{"classic-65bits", BLOOM_LAYOUT_CLASSIC, 65, 2, 0, 0, 2, 0},
+		{"classic-1000bits-k7", BLOOM_LAYOUT_CLASSIC, 1000, 7, 0, 0, 2, 0},
+		{"classic-1000bits-k7-s1", BLOOM_LAYOUT_CLASSIC, 1000, 7, 0, 0, 1, 0},
+		{"classic-k64", BLOOM_LAYOUT_CLASSIC, 256, 64, 0, 0, 2, 0},
+		{"classic-k64-s1", BLOOM_LAYOUT_CLASSIC, 256, 64, 0, 0, 1, 0},
+		{"blocked-512bits", BLOOM_LAYOUT_BLOCKED, 512, 4, 0, 0, 2, 0},
+		{"blocked-2048bits", BLOOM_LAYOUT_BLOCKED, 2048, 8, 0, 0, 2, 0},
+		{"blocked-2048bits-k15-s1", BLOOM_LAYOUT_BLOCKED, 2048, 15, 0, 0, 1, 0},
+		{"matrix-4x128", BLOOM_LAYOUT_MATRIX, 512, 3, 4, 2, 2, 0},
+		{"matrix-4x128-s1", BLOOM_LAYOUT_MATRIX, 512, 3, 4, 2, 1, 0},
+		{"matrix-2x64", BLOOM_LAYOUT_MATRIX, 128, 2, 2, 1, 2, 0},
+		{"matrix-6x256", BLOOM_LAYOUT_MATRIX, 1536, 4, 6, 3, 2, 0},
+		/* groups of 3, 3 and 2 rows; then ties to the first candidate */
+		{"matrix-8x100-uneven", BLOOM_LAYOUT_MATRIX, 800, 4, 8, 3, 2, 0},
+		{"matrix-8x100-ties-first", BLOOM_LAYOUT_MATRIX, 800, 4, 8, 3, 2,
+		BLOOM_FLAG_MATRIX_TIES_FIRST},
 	};
 	BloomFilter *prev = NULL;
 	BloomFilter *first_classic = NULL;
@@ -650,11 +675,11 @@ main(int argc, char **argv)
 		s.rows = shapes[i].rows;
 		s.locators = shapes[i].locators;
 		s.seed = i;
-		empty = build(&s, 0);
+		empty = build_as(&s, shapes[i].scheme, shapes[i].flags, 0);
 		if (!empty)
 			continue;			/* layout or shape not in this build */
-		some = build(&s, 5);
-		full = build(&s, 200);
+		some = build_as(&s, shapes[i].scheme, shapes[i].flags, 5);
+		full = build_as(&s, shapes[i].scheme, shapes[i].flags, 200);
 
 		snprintf(tag, sizeof(tag), "%s-empty", shapes[i].tag);
 		write_filter(tag, empty, some);
