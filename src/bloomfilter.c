@@ -16,8 +16,18 @@
 
 #include "bloomfilter.h"
 #include "core/base64.h"
+#include "semijoin.h"
 
 PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+/* Runs when the library is loaded: the settings and hooks of the modules. */
+void
+_PG_init(void)
+{
+	bloom_semijoin_init();
+}
 
 /* A toasted filter bigger than this is re-read rather than compared. */
 #define RAW_KEY_MAX_BYTES	(64 * 1024)

@@ -35,4 +35,15 @@
 #define pg_noreturn pg_attribute_noreturn()
 #endif
 
+/*
+ * Planner structures (the semijoin prefilter, src/semijoin.c):
+ * - PostgreSQL 16 moved a range-table entry's permissions into a list of
+ *   RTEPermissionInfo in its Query (rte->perminfoindex);
+ * - PostgreSQL 16 made get_extension_schema() public, and replaced
+ *   pg_proc_aclcheck() by object_aclcheck().
+ */
+#define BF_HAVE_PERMINFO			(PG_VERSION_NUM >= 160000)
+#define BF_HAVE_GET_EXTENSION_SCHEMA (PG_VERSION_NUM >= 160000)
+#define BF_HAVE_OBJECT_ACLCHECK		(PG_VERSION_NUM >= 160000)
+
 #endif							/* BLOOMFILTER_PG_COMPAT_H */

@@ -9,7 +9,8 @@ use warnings;
 use Exporter 'import';
 use Test::More;
 
-our @EXPORT = qw(foreign_server_sql remote_sql check_prefilter);
+our @EXPORT = qw(foreign_server_sql remote_sql check_prefilter
+	semijoin_both_ways semijoin_remote_sql);
 
 # SQL creating foreign server $name for $node's database postgres, with
 # extensions 'bloomfilter' (so its functions and operators may ship) and any
@@ -56,6 +57,31 @@ sub check_prefilter
 	is($query->("SELECT count(*) FROM $table WHERE id IN ($prefilter) AND $exact"), $exact_count,
 		"$what: the prefilter plus the exact predicate is exactly the semijoin");
 	return ($exact_count, $prefilter_count);
+}
+
+# The automatic semijoin prefilter (test/t/71x_*.pl): $query's full result
+# on $node with bloomfilter.semijoin_prefilter off and on, each sorted (as
+# lines of text), and the Remote SQL lines of its plan with it on.  $setup:
+# statements run first in the same session (SET ROLE, settings).
+sub semijoin_both_ways
+{
+	my ($node, $query, $setup) = @_;
+	$setup //= '';
+	my $off = $node->safe_psql('postgres',
+		"$setup; SET bloomfilter.semijoin_prefilter = off; SELECT string_agg(q::text, E'\\n' ORDER BY q::text) FROM ($query) q");
+	my $on = $node->safe_psql('postgres',
+		"$setup; SET bloomfilter.semijoin_prefilter = on; SELECT string_agg(q::text, E'\\n' ORDER BY q::text) FROM ($query) q");
+	return ($off, $on, semijoin_remote_sql($node, $query, $setup));
+}
+
+# The Remote SQL lines of $query's plan, the prefilter on, after $setup.
+sub semijoin_remote_sql
+{
+	my ($node, $query, $setup) = @_;
+	$setup //= '';
+	my $plan = $node->safe_psql('postgres',
+		"$setup; SET bloomfilter.semijoin_prefilter = on; EXPLAIN (VERBOSE, COSTS OFF) $query");
+	return join("\n", grep { /Remote SQL:/ } split(/\n/, $plan));
 }
 
 1;

@@ -1,0 +1,14 @@
+/*
+ * semijoin.h
+ *	  The automatic semijoin prefilter: a planner hook that adds
+ *	  bloom_contains((SELECT bloom_agg(...) FROM <build side>), <remote key>)
+ *	  to a join with a postgres_fdw foreign table when the planner's estimates
+ *	  say that it pays.  The rule: doc/semijoin.md.
+ */
+#ifndef BLOOMFILTER_SEMIJOIN_H
+#define BLOOMFILTER_SEMIJOIN_H
+
+/* Defines the bloomfilter.semijoin_* settings and installs the hook. */
+extern void bloom_semijoin_init(void);
+
+#endif							/* BLOOMFILTER_SEMIJOIN_H */
