@@ -15,9 +15,19 @@
 #include "utils/typcache.h"
 
 #include "bloomfilter.h"
+#include "bloom_scan.h"
 #include "core/base64.h"
 
 PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+/* The library's hooks and settings, registered once when it is loaded. */
+void
+_PG_init(void)
+{
+	bloom_scan_init();
+}
 
 /* A toasted filter bigger than this is re-read rather than compared. */
 #define RAW_KEY_MAX_BYTES	(64 * 1024)
