@@ -4,10 +4,13 @@
  *	  valgrind --tool=cachegrind (or perf stat where the hardware counters
  *	  are available).  See bench/cache_misses.sh and doc/performance.md.
  *
- *	  usage: cache_misses classic|blocked capacity probes [scheme]
+ *	  usage: cache_misses classic|blocked capacity probes [scheme [batch]]
  *
  *	  scheme is the hash scheme of the filter: 2 (new filters, the default)
  *	  or 1 (stored filters), to compare the cost of their positions.
+ *	  batch: probe 32 values at a time through bf_probe_batch (every line
+ *	  prefetched before the first test), as the batched probe scan does,
+ *	  instead of one bf_query after the other.
  *
  *	  The filter is sized by bf_shape_for(capacity, 0.01) and filled with
  *	  random words, half the bits set (a filter at capacity has 0.52 of its
@@ -42,10 +45,11 @@ main(int argc, char **argv)
 	long		probes,
 				hits = 0;
 	int			layout;
+	bool		batch;
 
-	if (argc < 4 || argc > 5 || (layout = bf_layout_from_name(argv[1])) < 0)
+	if (argc < 4 || argc > 6 || (layout = bf_layout_from_name(argv[1])) < 0)
 	{
-		fprintf(stderr, "usage: %s classic|blocked capacity probes [scheme]\n", argv[0]);
+		fprintf(stderr, "usage: %s classic|blocked capacity probes [scheme [batch]]\n", argv[0]);
 		return 2;
 	}
 	capacity = atof(argv[2]);
@@ -58,13 +62,29 @@ main(int argc, char **argv)
 	/* 64-byte aligned words, as the server keeps a cached filter */
 	f = aligned_alloc(64, (bf_shape_bytes(&shape) + 63) / 64 * 64);
 	bf_init(f, &shape);
-	if (argc == 5)
+	if (argc >= 5)
 		f->hash_scheme = (uint8_t) atoi(argv[4]);
+	batch = argc == 6 && strcmp(argv[5], "batch") == 0;
 	for (uint64_t w = 0; w < bf_nwords(f); w++)
 		f->words[w] = next_random();
 
-	for (long i = 0; i < probes; i++)
-		hits += bf_query(f, bf_hash_derive(next_random()));
+	if (batch)
+	{
+		uint64_t	hashes[32];
+		bool		found[32];
+
+		for (long i = 0; i < probes; i += 32)
+		{
+			int			n = probes - i < 32 ? (int) (probes - i) : 32;
+
+			for (int j = 0; j < n; j++)
+				hashes[j] = next_random();
+			hits += bf_probe_batch(f, hashes, n, found);
+		}
+	}
+	else
+		for (long i = 0; i < probes; i++)
+			hits += bf_query(f, bf_hash_derive(next_random()));
 	printf("%s capacity %.0f: %llu bits (%.1f MB), k %u, %ld probes, %ld positives\n",
 		   argv[1], capacity, (unsigned long long) shape.nbits,
 		   shape.nbits / 8.0 / 1048576.0, shape.nhashes, probes, hits);

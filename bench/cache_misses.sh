@@ -8,12 +8,15 @@
 # KEYS lists the capacities (default 100000 10000000 100000000); SCHEME the
 # hash scheme of the filters (default 2, new filters; 1: stored filters).
 # Each shape runs twice, with 0 and with PROBES probes; the difference is
-# the cost of the probes alone.
+# the cost of the probes alone.  MODE=batch probes 32 values at a time
+# through bf_probe_batch, as the batched probe scan does (default: one
+# bf_query after the other, as bloom_contains does).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PROBES=${PROBES:-1000000}
 KEYS=${KEYS:-100000 10000000 100000000}
 SCHEME=${SCHEME:-2}
+MODE=${MODE:-single}
 L1=${L1_CACHE:-49152,12,64}
 L2=${L2_CACHE:-1048576,8,64}
 L3=${L3_CACHE:-33554432,16,64}
@@ -24,7 +27,7 @@ misses() {	# LL-config layout capacity probes -> "instructions D1-misses LL-miss
 	shift
 	valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null \
 		--D1="$L1" --LL="$ll" \
-		"$out/cache_misses" "$@" "$SCHEME" 2>&1 >/dev/null |
+		"$out/cache_misses" "$@" "$SCHEME" "$MODE" 2>&1 >/dev/null |
 		awk '/I *refs:/ { gsub(",", "", $4); i = $4 }
 		     /D1  misses:/ { gsub(",", "", $4); d = $4 }
 		     /LLd misses:/ { gsub(",", "", $4); l = $4 }

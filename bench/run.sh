@@ -10,15 +10,27 @@
 # Needs: the extension installed (make install), contrib (bloom, pg_prewarm)
 # and postgresql-15-hll (installed here if missing and run as root).
 #
+# Then the targets of the batched probe scan, interleaved (BENCH_ROUNDS
+# rounds, each running every query once, so a slowdown of the machine
+# during the run hits all alike; the best time of each is kept): probes
+# with the batched scan and with it switched off, the trivial predicate,
+# count(*), the hash semijoin, bloom_agg and hll_add_agg, and a scan of a
+# foreign table on this same server (postgres_fdw, loopback) whose filter
+# arrives as a parameter.
+#
 # Settings (environment): BENCH_ROWS (10000000), BENCH_MID (10000000) and
 # BENCH_BIG (100000000): keys of the two large filters, BENCH_REPEAT (3), BENCH_PORT (5531),
-# BENCH_DIR (/tmp/bloomfilter-bench), BENCH_KEEP=1 keeps the cluster.
+# BENCH_DIR (/tmp/bloomfilter-bench), BENCH_KEEP=1 keeps the cluster,
+# BENCH_ROUNDS (5), BENCH_SECTIONS (all; "targets" runs only the setup and
+# the interleaved targets).
 set -euo pipefail
 
 ROWS=${BENCH_ROWS:-10000000}
 MID=${BENCH_MID:-10000000}
 BIG=${BENCH_BIG:-100000000}
 REPEAT=${BENCH_REPEAT:-3}
+ROUNDS=${BENCH_ROUNDS:-5}
+SECTIONS=${BENCH_SECTIONS:-all}
 PORT=${BENCH_PORT:-5531}
 DIR=${BENCH_DIR:-/tmp/bloomfilter-bench}
 PG_CONFIG=${PG_CONFIG:-pg_config}
@@ -36,6 +48,7 @@ if [ "$(id -u)" = 0 ]; then
 	chown -R postgres "$work"
 	exec runuser -u postgres -- env BENCH_ROWS="$ROWS" BENCH_MID="$MID" BENCH_BIG="$BIG" \
 		BENCH_REPEAT="$REPEAT" BENCH_PORT="$PORT" BENCH_DIR="$DIR" \
+		BENCH_ROUNDS="$ROUNDS" BENCH_SECTIONS="$SECTIONS" \
 		BENCH_KEEP="${BENCH_KEEP:-}" PG_CONFIG="$PG_CONFIG" bash "$work/run.sh"
 fi
 
@@ -91,7 +104,82 @@ time_query() {
 
 filter() { echo "(SELECT f FROM filters WHERE name = '$1')"; }
 
+# interleaved: BENCH_ROUNDS rounds over the queries added by il_add LABEL
+# SETTINGS SQL, each round running each query once in order; records the
+# best time of each in RESULTS as "serial LABEL ms".
+IL_LABELS=()
+IL_SETTINGS=()
+IL_SQL=()
+il_add() { IL_LABELS+=("$1"); IL_SETTINGS+=("$2"); IL_SQL+=("$3"); }
+interleaved() {
+	local times i ms
+	times=$(mktemp)
+	for _ in $(seq "$ROUNDS"); do
+		for i in "${!IL_LABELS[@]}"; do
+			ms=$({
+				echo "SET max_parallel_workers_per_gather = 0; ${IL_SETTINGS[$i]}"
+				echo '\timing on'
+				echo "${IL_SQL[$i]};"
+			} | "${PSQL[@]}" | awk '/^Time:/ { print $2 }')
+			echo "$i $ms" >>"$times"
+		done
+	done
+	for i in "${!IL_LABELS[@]}"; do
+		ms=$(awk -v i="$i" '$1 == i { print $2 }' "$times" | sort -g | head -1)
+		printf '%-8s %-34s %10.1f ms\n' serial "${IL_LABELS[$i]}" "$ms"
+		printf 'serial %s %s\n' "${IL_LABELS[$i]}" "$ms" >>"$RESULTS"
+	done
+	rm -f "$times"
+}
+
+# The batched probe scan's targets, interleaved.  The foreign table is this
+# server's t_int seen through postgres_fdw (a serial remote session), so
+# the remote side of a semijoin runs here: the filter arrives as $1.
+batch_targets() {
+	"${PSQL[@]}" -c "SELECT pg_prewarm('t_int')" >/dev/null
+	"${PSQL[@]}" <<-SQL
+	CREATE SERVER IF NOT EXISTS loopback FOREIGN DATA WRAPPER postgres_fdw
+		OPTIONS (host '$DIR', port '$PORT', dbname 'postgres', extensions 'bloomfilter',
+		         options '-c max_parallel_workers_per_gather=0');
+	CREATE USER MAPPING IF NOT EXISTS FOR CURRENT_USER SERVER loopback;
+	CREATE FOREIGN TABLE IF NOT EXISTS remote_t_int (k bigint) SERVER loopback OPTIONS (table_name 't_int');
+	SQL
+	echo "## batched probe scan targets: $ROWS rows, serial, best of $ROUNDS interleaved rounds"
+	"${PSQL[@]}" -c "EXPLAIN (VERBOSE, COSTS OFF) SELECT count(*) FROM remote_t_int WHERE bloom_contains($(filter int_1e6_classic), k)" |
+		grep 'Remote SQL' | sed 's/^ */# /'
+	local off="SET bloomfilter.enable_batch_scan = off;"
+	IL_LABELS=() IL_SETTINGS=() IL_SQL=()
+	il_add "batch count" "" "SELECT count(*) FROM t_int"
+	il_add "batch trivial" "" "SELECT count(*) FROM t_int WHERE hashint8(k) <> 0"
+	for size in 1e5 1e7; do
+		for layout in classic blocked; do
+			il_add "batch probe $size $layout" "" \
+				"SELECT count(*) FROM t_int WHERE bloom_contains($(filter int_${size}_${layout}), k)"
+			il_add "batch off probe $size $layout" "$off" \
+				"SELECT count(*) FROM t_int WHERE bloom_contains($(filter int_${size}_${layout}), k)"
+		done
+	done
+	il_add "batch semijoin 1e5" "" "SELECT count(*) FROM t_int WHERE k IN (SELECT k FROM small_int_1e5)"
+	if [ "$has_agg" = t ]; then
+		il_add "batch build 1e7 classic" "" "SELECT bloom_fpp(bloom_agg(k, $ROWS, 0.01)) FROM t_int"
+		il_add "batch build 1e7 blocked" "" "SELECT bloom_fpp(bloom_agg(k, $ROWS, 0.01, 'blocked')) FROM t_int"
+	fi
+	il_add "batch hll_add_agg" "" "SELECT hll_cardinality(hll_add_agg(hll_hash_bigint(k))) FROM t_int"
+	il_add "batch remote probe 1e6" "ALTER SERVER loopback OPTIONS (SET options '-c max_parallel_workers_per_gather=0');" \
+		"SELECT count(*) FROM remote_t_int WHERE bloom_contains($(filter int_1e6_classic), k)"
+	il_add "batch off remote probe 1e6" "ALTER SERVER loopback OPTIONS (SET options '-c max_parallel_workers_per_gather=0 -c bloomfilter.enable_batch_scan=off');" \
+		"SELECT count(*) FROM remote_t_int WHERE bloom_contains($(filter int_1e6_classic), k)"
+	il_add "batch remote trivial" "ALTER SERVER loopback OPTIONS (SET options '-c max_parallel_workers_per_gather=0');" \
+		"SELECT count(*) FROM remote_t_int WHERE hashint8(k) <> 0"
+	interleaved
+}
+
+if [ "$SECTIONS" = targets ]; then
+	batch_targets
+fi
+
 for kind in int text; do
+	[ "$SECTIONS" = all ] || break
 	case $kind in
 		int) t=t_int hash="hashint8(k)" hll="hll_hash_bigint(k)" ;;
 		text) t=t_text hash="hashtext(k)" hll="hll_hash_text(k)" ;;
@@ -124,6 +212,8 @@ for kind in int text; do
 	done
 done
 
+if [ "$SECTIONS" = all ]; then
+batch_targets
 # Point lookups: is v in the column?  A filter of the column's keys answers
 # the same question as an index on it (up to false positives).
 echo "## point lookups: 20 values (10 present, 10 absent)"
@@ -146,6 +236,7 @@ for layout in classic blocked; do
 	time_query serial "lookup filter text 1e7 $layout" \
 		"SELECT count(*) FROM lookup_text l WHERE bloom_contains($(filter text_1e7_$layout), l.v)"
 done
+fi
 
 # The targets table of the issue: serial ratios from this run.
 awk -v rows="$ROWS" '
@@ -159,6 +250,31 @@ awk -v rows="$ROWS" '
 		printf "| %-52s | %8.2f | %s %-4s | %s |\n", name, r, cmp, target, ok ? "met" : "NOT met"
 	}
 	END {
+		if ("serial batch trivial" in t) {
+			print ""
+			print "## batched probe scan targets (interleaved rounds; \"off\": bloomfilter.enable_batch_scan = off)"
+			print "| measure | ratio | target | |"
+			print "|---|---|---|---|"
+			row("probe scan, 10^7-key blocked / trivial predicate", "serial batch probe 1e7 blocked", "serial batch trivial", "1.5", "<=")
+			row("probe scan, 10^7-key classic / trivial predicate", "serial batch probe 1e7 classic", "serial batch trivial", "2.0", "<=")
+			row("probe scan, 10^5-key classic / trivial predicate", "serial batch probe 1e5 classic", "serial batch trivial", "1.15", "<=")
+			row("probe scan, 10^5-key blocked / trivial predicate", "serial batch probe 1e5 blocked", "serial batch trivial", "1.15", "<=")
+			row("probe scan, 10^5-key classic / hash semijoin", "serial batch probe 1e5 classic", "serial batch semijoin 1e5", "0.4", "<=")
+			row("bloom_agg(k, 10^7, 0.01) / count(*)", "serial batch build 1e7 classic", "serial batch count", "1.6", "<=")
+			row("bloom_agg(k, 10^7, 0.01) / hll_add_agg", "serial batch build 1e7 classic", "serial batch hll_add_agg", "1.0", "<=")
+			row("remote scan, 10^6-key filter as $1 / trivial predicate", "serial batch remote probe 1e6", "serial batch remote trivial", "1.3", "<=")
+			print ""
+			print "## the same measures with the batched scan off (before), and the blocked build"
+			row("off: probe scan, 10^7-key blocked / trivial predicate", "serial batch off probe 1e7 blocked", "serial batch trivial", "1.5", "<=")
+			row("off: probe scan, 10^7-key classic / trivial predicate", "serial batch off probe 1e7 classic", "serial batch trivial", "2.0", "<=")
+			row("off: probe scan, 10^5-key classic / trivial predicate", "serial batch off probe 1e5 classic", "serial batch trivial", "1.15", "<=")
+			row("off: probe scan, 10^5-key blocked / trivial predicate", "serial batch off probe 1e5 blocked", "serial batch trivial", "1.15", "<=")
+			row("off: probe scan, 10^5-key classic / hash semijoin", "serial batch off probe 1e5 classic", "serial batch semijoin 1e5", "0.4", "<=")
+			row("off: remote scan, 10^6-key filter / trivial predicate", "serial batch off remote probe 1e6", "serial batch remote trivial", "1.3", "<=")
+			row("blocked: bloom_agg(k, 10^7, 0.01, blocked) / count(*)", "serial batch build 1e7 blocked", "serial batch count", "1.6", "<=")
+			row("blocked: bloom_agg(k, 10^7, 0.01, blocked) / hll_add_agg", "serial batch build 1e7 blocked", "serial batch hll_add_agg", "1.0", "<=")
+		}
+		if (!("serial int trivial" in t)) exit
 		print ""
 		print "## targets (ratios of times measured in this run)"
 		print "| measure | ratio | target | |"

@@ -13,6 +13,7 @@ CREATE EXTENSION IF NOT EXISTS bloomfilter;
 CREATE EXTENSION IF NOT EXISTS bloom;
 CREATE EXTENSION IF NOT EXISTS pg_prewarm;
 CREATE EXTENSION IF NOT EXISTS hll;
+CREATE EXTENSION IF NOT EXISTS postgres_fdw;
 
 CREATE TABLE t_int AS SELECT hashint8extended(g, 1) AS k FROM generate_series(1, :rows) g;
 CREATE TABLE t_text AS SELECT md5(g::text) AS k FROM generate_series(1, :rows) g;
@@ -64,6 +65,10 @@ SELECT kind || '_' || label || '_' || layout, bench_build(kind, :rows / 2 + 1, n
 FROM (VALUES ('1e5', 100000), ('1e7', :mid)) s(label, n),
      (VALUES ('int'), ('text')) k(kind),
      (VALUES ('classic'), ('blocked')) l(layout);
+-- the filter a remote server receives in the batched-scan targets (bench/run.sh)
+INSERT INTO filters
+SELECT 'int_1e6_' || layout, bench_build('int', :rows / 2 + 1, 1000000, layout)
+FROM (VALUES ('classic'), ('blocked')) l(layout);
 INSERT INTO filters
 SELECT 'int_1e8_' || layout, bench_build('int', :rows / 2 + 1, :big, layout)
 FROM (VALUES ('classic'), ('blocked')) l(layout);

@@ -15,6 +15,7 @@
 #include "utils/typcache.h"
 
 #include "bloomfilter.h"
+#include "bloom_scan.h"
 #include "core/base64.h"
 #include "semijoin.h"
 
@@ -22,11 +23,12 @@ PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
-/* Runs when the library is loaded: the settings and hooks of the modules. */
+/* The library's hooks and settings, registered once when it is loaded. */
 void
 _PG_init(void)
 {
 	bloom_semijoin_init();
+	bloom_scan_init();
 }
 
 /* A toasted filter bigger than this is re-read rather than compared. */

@@ -46,4 +46,34 @@
 #define BF_HAVE_GET_EXTENSION_SCHEMA (PG_VERSION_NUM >= 160000)
 #define BF_HAVE_OBJECT_ACLCHECK		(PG_VERSION_NUM >= 160000)
 
+/*
+ * EXPLAIN: PostgreSQL 18 moved ExplainState to commands/explain_state.h and
+ * the ExplainProperty* functions to commands/explain_format.h.  Write
+ * #include PG_COMPAT_EXPLAIN_STATE_H (and _FORMAT_H) instead.
+ */
+#if PG_VERSION_NUM >= 180000
+#define PG_COMPAT_EXPLAIN_STATE_H	"commands/explain_state.h"
+#define PG_COMPAT_EXPLAIN_FORMAT_H	"commands/explain_format.h"
+#else
+#define PG_COMPAT_EXPLAIN_STATE_H	"commands/explain.h"
+#define PG_COMPAT_EXPLAIN_FORMAT_H	"commands/explain.h"
+#endif
+
+/*
+ * A path's count of disabled nodes (enable_seqscan = off and the like):
+ * PostgreSQL 18 counts them in the path; older majors add disable_cost to
+ * the cost instead, which a path copied from another's cost keeps anyway.
+ */
+#if PG_VERSION_NUM >= 180000
+#define path_copy_disabled_nodes(dst, src)	((dst)->disabled_nodes = (src)->disabled_nodes)
+#else
+#define path_copy_disabled_nodes(dst, src)	((void) 0)
+#endif
+
+/*
+ * A custom scan states the slots it returns (CustomScanState.slotOps) from
+ * PostgreSQL 16 on; before, its scan slot is always virtual.
+ */
+#define PG_CUSTOM_SCAN_HAS_SLOT_OPS	(PG_VERSION_NUM >= 160000)
+
 #endif							/* BLOOMFILTER_PG_COMPAT_H */

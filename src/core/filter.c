@@ -272,6 +272,59 @@ bf_contains_value(const BloomFilter *f, uint64_t value_hash)
 	return ops_of(f)->query(f, bf_hash_derive(value_hash));
 }
 
+/*
+ * Bit arrays up to this size are probed without prefetching: they stay in
+ * the L2 cache of current CPUs (256 kB to 2 MB), whose latency the CPU
+ * overlaps on its own, and the prefetch pass would only add work (for the
+ * classic layout, every position computed twice).  Measured in
+ * doc/performance.md.
+ */
+#define BF_PROBE_PREFETCH_MIN_BYTES	(512 * 1024)
+
+/* One batch of at most BF_PROBE_BATCH values of a bit array. */
+static int
+probe_bits_batch(const BloomFilter *f, const uint64_t *hashes, int n, bool *found)
+{
+	const LayoutOps *ops = ops_of(f);
+	BloomHash	h[BF_PROBE_BATCH];
+	int			nfound = 0;
+
+	for (int i = 0; i < n; i++)
+		h[i] = bf_hash_derive(hashes[i]);
+	if (bf_nwords(f) * 8 >= BF_PROBE_PREFETCH_MIN_BYTES)
+		for (int i = 0; i < n; i++)
+			ops->prefetch(f, h[i]);
+	for (int i = 0; i < n; i++)
+	{
+		found[i] = ops->query(f, h[i]);
+		nfound += found[i];
+	}
+	return nfound;
+}
+
+int
+bf_probe_batch(const BloomFilter *f, const uint64_t *hashes, int n, bool *found)
+{
+	int			nfound = 0;
+
+	if (bf_is_explicit(f))
+	{
+		for (int i = 0; i < n; i++)
+		{
+			found[i] = bf_explicit_contains(f, hashes[i]);
+			nfound += found[i];
+		}
+		return nfound;
+	}
+	for (int start = 0; start < n; start += BF_PROBE_BATCH)
+	{
+		int			len = n - start < BF_PROBE_BATCH ? n - start : BF_PROBE_BATCH;
+
+		nfound += probe_bits_batch(f, hashes + start, len, found + start);
+	}
+	return nfound;
+}
+
 bool
 bf_is_empty(const BloomFilter *f)
 {
@@ -313,14 +366,60 @@ void
 bf_inserter_init(BfInserter *ins)
 {
 	ins->npending = 0;
-	ins->oldest = 0;
+}
+
+/*
+ * Most positions per value the classic batch keeps (on the stack, 4 kB for
+ * a full batch); a filter with more hash functions takes the generic path.
+ */
+#define CLASSIC_BATCH_MAX_HASHES	16
+
+/*
+ * A batch of classic values: the positions (bf_probe_next over the whole
+ * filter, as bf_classic_insert draws them) computed once, every line
+ * prefetched, then the bits set in the order of the values.
+ */
+static void
+insert_classic_batch(BloomFilter *f, const BloomHash *h, int n)
+{
+	uint64_t	pos[BF_INSERTER_BATCH][CLASSIC_BATCH_MAX_HASHES];
+	uint32_t	k = f->nhashes;
+
+	for (int i = 0; i < n; i++)
+	{
+		BfProbe		p = bf_probe_start(h[i], f->hash_scheme);
+
+		for (uint32_t j = 0; j < k; j++)
+		{
+			pos[i][j] = bf_probe_next(&p, f->nbits);
+			bf_prefetch_line(&f->words[pos[i][j] >> 6]);
+		}
+	}
+	for (int i = 0; i < n; i++)
+	{
+		for (uint32_t j = 0; j < k; j++)
+			bf_set_bit(f->words, pos[i][j]);
+		if (f->inserted < UINT64_MAX)
+			f->inserted++;
+	}
 }
 
 void
 bf_inserter_flush(BfInserter *ins, BloomFilter *f)
 {
-	for (int i = 0; i < ins->npending; i++)
-		bf_insert(f, ins->pending[(ins->oldest + i) % BF_INSERTER_DISTANCE]);
+	int			n = ins->npending;
+
+	if (bf_is_explicit(f))
+		;						/* bf_insert leaves a list unchanged */
+	else if (f->layout == BLOOM_LAYOUT_CLASSIC && f->nhashes <= CLASSIC_BATCH_MAX_HASHES)
+		insert_classic_batch(f, ins->pending, n);
+	else
+	{
+		for (int i = 0; i < n; i++)
+			bf_prefetch(f, ins->pending[i]);
+		for (int i = 0; i < n; i++)
+			bf_insert(f, ins->pending[i]);
+	}
 	bf_inserter_init(ins);
 }
 

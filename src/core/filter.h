@@ -114,23 +114,25 @@ extern void bf_prefetch(const BloomFilter *f, BloomHash h);
 /*
  * The prefetching inserter, for callers that add many values in a row (the
  * aggregates, bloom_add_all).  A large filter misses the cache on every
- * bit; the inserter prefetches each new value and inserts it
- * BF_INSERTER_DISTANCE values later, so several misses overlap (see
- * doc/aggregates.md for the measurements).  The bits
- * and the insert count are exactly those of bf_insert called on the same
- * values in the same order, once bf_inserter_flush has run.
+ * bit; the inserter keeps up to BF_INSERTER_BATCH values, then derives the
+ * positions of the whole batch, prefetches every cache line they fall in,
+ * and only then sets the bits, so the misses of a batch overlap (the
+ * classic layout's positions are computed once, not once to prefetch and
+ * again to set).  The measurements: doc/performance.md.  The bits, the
+ * matrix counters and the insert count are exactly those of bf_insert
+ * called on the same values in the same order, once bf_inserter_flush has
+ * run.
  *
  * It holds only the pending values: pass the same filter to every call
  * until the flush, and flush before the filter is read, copied, combined or
  * handed to another inserter.  A zeroed BfInserter is empty.
  */
-#define BF_INSERTER_DISTANCE	8
+#define BF_INSERTER_BATCH	32
 
 typedef struct BfInserter
 {
-	int			npending;		/* values in pending[] */
-	int			oldest;			/* slot of the oldest once pending[] is full */
-	BloomHash	pending[BF_INSERTER_DISTANCE];
+	int			npending;		/* values in pending[], oldest first */
+	BloomHash	pending[BF_INSERTER_BATCH];
 } BfInserter;
 
 extern void bf_inserter_init(BfInserter *ins);
@@ -138,25 +140,35 @@ extern void bf_inserter_init(BfInserter *ins);
 /* Inserts the pending values, oldest first; the inserter is then empty. */
 extern void bf_inserter_flush(BfInserter *ins, BloomFilter *f);
 
-/* Adds a value: prefetched now, inserted after BF_INSERTER_DISTANCE more. */
+/* Adds a value: inserted with its batch, once BF_INSERTER_BATCH are pending. */
 static inline void
 bf_inserter_add(BfInserter *ins, BloomFilter *f, BloomHash h)
 {
-	bf_prefetch(f, h);
-	if (ins->npending < BF_INSERTER_DISTANCE)
-	{
-		ins->pending[ins->npending++] = h;
-		return;
-	}
-	bf_insert(f, ins->pending[ins->oldest]);
-	ins->pending[ins->oldest] = h;
-	ins->oldest = (ins->oldest + 1) % BF_INSERTER_DISTANCE;
+	ins->pending[ins->npending++] = h;
+	if (ins->npending == BF_INSERTER_BATCH)
+		bf_inserter_flush(ins, f);
 }
 
 /* ---- any representation, by the value's hash (H(value, f->seed)) ---- */
 
 /* True if the value may be in f: a binary search of a list, or bf_query. */
 extern bool bf_contains_value(const BloomFilter *f, uint64_t value_hash);
+
+/*
+ * Probes many values at once: found[i] = bf_contains_value(f, hashes[i])
+ * for i < n, for every representation; returns how many were found.  A bit
+ * array larger than the caches costs one memory miss per value probed one
+ * at a time, and the misses follow one another.  Here the positions of up
+ * to BF_PROBE_BATCH values are derived and every cache line they fall in is
+ * prefetched before the first is tested, so the misses of a batch overlap
+ * (group prefetching; doc/performance.md has the measurements).  A list
+ * (the explicit layout) is small enough to stay in the cache: it is
+ * searched value by value.
+ */
+#define BF_PROBE_BATCH			64
+
+extern int	bf_probe_batch(const BloomFilter *f, const uint64_t *hashes, int n,
+						   bool *found);
 
 /* True if f holds no value: no hash listed, no bit set. */
 extern bool bf_is_empty(const BloomFilter *f);

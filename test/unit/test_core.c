@@ -191,25 +191,30 @@ test_fold_property(void)
 /*
  * The prefetching inserter gives exactly the filter of plain inserts in the
  * same order, header and matrix counters included, for every layout and for
- * counts below, at and past its distance (a matrix filter, overfilled, is
- * the one whose bits depend on the order).
+ * counts below, at and past its batch (a matrix filter, overfilled, is the
+ * one whose bits depend on the order), under both hash schemes.
  */
 static void
 test_inserter_same_as_inserts(void)
 {
 	const BloomShape shapes[] = {
 		{.layout = BLOOM_LAYOUT_CLASSIC, .nbits = 1000, .nhashes = 5},
+		/* more hash functions than the classic batch keeps positions for */
+		{.layout = BLOOM_LAYOUT_CLASSIC, .nbits = 3000, .nhashes = 20},
 		{.layout = BLOOM_LAYOUT_BLOCKED, .nbits = 4 * 512, .nhashes = 6},
 		{.layout = BLOOM_LAYOUT_MATRIX, .nbits = 4 * 256, .nhashes = 4, .rows = 4, .locators = 2},
 	};
-	const uint64_t counts[] = {0, 1, 7, 8, 9, 15, 16, 17, 403, 1003};
+	const uint64_t counts[] = {0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 64, 65, 403, 1003};
 
+	for (int scheme = 1; scheme <= BLOOM_HASH_SCHEME_NEWEST; scheme++)
 	for (size_t si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++)
 		for (size_t ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++)
 		{
 			BloomFilter *plain = unit_new_filter(&shapes[si]);
 			BloomFilter *bulk = unit_new_filter(&shapes[si]);
 			BfInserter	ins;
+
+			plain->hash_scheme = bulk->hash_scheme = (uint8_t) scheme;
 
 			bf_inserter_init(&ins);
 			for (uint64_t i = 0; i < counts[ci]; i++)

@@ -1,0 +1,838 @@
+/*
+ * bloom_scan.c
+ *	  The batched probe scan (custom scan "BloomBatchScan"): a sequential
+ *	  scan of a table whose quals hold bloom_contains(filter, column), or
+ *	  filter @> column, column <@ filter, that probes the filter a batch of
+ *	  rows at a time.
+ *
+ *	  Why: a filter larger than the CPU caches costs one memory miss per row
+ *	  probed, and the executor evaluates a qual one row at a time, so the
+ *	  misses never overlap.  This scan reads BATCH_ROWS rows into a ring of
+ *	  slots, hashes their keys, and lets the core probe them together
+ *	  (bf_probe_batch: every cache line prefetched before the first test),
+ *	  then runs the remaining quals and the projection on the rows the
+ *	  filter passed, in scan order.  The rows, and their order, are those of
+ *	  the plain sequential scan.
+ *
+ *	  Where it is offered (the planner hook): a plain heap table scanned
+ *	  sequentially, a probe whose filter is evaluated once per scan (a
+ *	  constant, a bind parameter, the InitPlan of the semijoin recipe: any
+ *	  expression without Vars, volatile functions or subplans) and whose
+ *	  value is a plain column of the table, and a query that locks no rows
+ *	  and modifies nothing (so EvalPlanQual never re-runs it; the recheck
+ *	  below is still exact).  The partial sequential scan gets a
+ *	  parallel-aware twin that shares the table through a
+ *	  ParallelTableScanDesc, as nodeSeqscan.c does.
+ *
+ *	  Costs: the path costs what the sequential scan costs, less the
+ *	  per-row cost of the probe it takes over, plus the per-row cost of a
+ *	  batched probe (cheaper: no function call, and the misses overlap), so
+ *	  the planner chooses it exactly where the plain scan would evaluate the
+ *	  probe on every row.  bloomfilter.enable_batch_scan = off keeps it out.
+ */
+#include "postgres.h"
+
+#include "access/relscan.h"
+#include "access/detoast.h"
+#include "access/tableam.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_operator.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_proc.h"
+#include "executor/executor.h"
+#include "nodes/extensible.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+#include "utils/syscache.h"
+
+#include "bloomfilter.h"
+#include "bloom_scan.h"
+
+#include PG_COMPAT_EXPLAIN_STATE_H
+#include PG_COMPAT_EXPLAIN_FORMAT_H
+
+#define BATCH_SCAN_NAME		"BloomBatchScan"
+
+/*
+ * Rows read, hashed and probed together: enough that the misses of a batch
+ * cover the latency of one (BF_PROBE_BATCH, doc/performance.md), and few
+ * enough that the ring's slots stay in the cache.
+ */
+#define BATCH_ROWS			32
+
+/*
+ * The batched probe's cost per row, as a share of the plain probe's (the
+ * function call, the argument cache and the miss it takes over): measured
+ * at 0.3-0.9 (doc/performance.md); costed at the upper end, so a choice
+ * that depends on it is one the measurements support.
+ */
+#define BATCH_PROBE_COST_SHARE	0.9
+
+static bool enable_batch_scan = true;
+static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+
+/* ---------------------------------------------------------------------
+ * Recognizing a probe
+ * --------------------------------------------------------------------- */
+
+/* A probe clause taken apart: the filter, the probed column, the collation. */
+typedef struct ProbeParts
+{
+	Expr	   *filter;
+	Var		   *key;
+	Oid			collation;
+} ProbeParts;
+
+/*
+ * Which argument of funcid holds the filter, if funcid is one of this
+ * library's probes: 0 for bloom_contains (and @>), 1 for
+ * bloom_contained_by (<@); -1 for any other function.  Known by the C
+ * symbol and library the function calls, so it holds in whatever schema
+ * the extension lives, whatever the search_path, and never matches a
+ * function of another extension or of the user that shares a name.
+ */
+static int
+probe_filter_argno(Oid funcid)
+{
+	HeapTuple	tuple;
+	Form_pg_proc proc;
+	int			argno = -1;
+
+	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	if (!HeapTupleIsValid(tuple))
+		return -1;
+	proc = (Form_pg_proc) GETSTRUCT(tuple);
+	if (proc->prolang == ClanguageId && proc->pronargs == 2)
+	{
+		bool		isnull;
+		Datum		src = SysCacheGetAttr(PROCOID, tuple, Anum_pg_proc_prosrc, &isnull);
+		Datum		bin = SysCacheGetAttr(PROCOID, tuple, Anum_pg_proc_probin, &isnull);
+
+		if (!isnull)
+		{
+			char	   *symbol = TextDatumGetCString(src);
+			char	   *library = TextDatumGetCString(bin);
+			const char *base = strrchr(library, '/');
+
+			base = base ? base + 1 : library;
+			if (strcmp(base, "bloomfilter") == 0 || strcmp(base, "bloomfilter.so") == 0)
+			{
+				if (strcmp(symbol, "bloom_contains") == 0)
+					argno = 0;
+				else if (strcmp(symbol, "bloom_contained_by") == 0)
+					argno = 1;
+			}
+		}
+	}
+	ReleaseSysCache(tuple);
+	return argno;
+}
+
+/* A filter argument evaluated once per scan: no Vars, nothing volatile, no subplan. */
+static bool
+filter_is_scan_constant(Node *filter)
+{
+	return !contain_var_clause(filter) && !contain_volatile_functions(filter) &&
+		!contain_subplans(filter);
+}
+
+/*
+ * True if clause is a probe of a plain user column of relation relid by a
+ * filter fixed for the scan; fills parts.
+ */
+static bool
+probe_clause_parts(Expr *clause, Index relid, ProbeParts *parts)
+{
+	Oid			funcid;
+	List	   *args;
+	Oid			collation;
+	int			filter_argno;
+	Node	   *filter;
+	Node	   *key;
+
+	if (IsA(clause, FuncExpr))
+	{
+		funcid = ((FuncExpr *) clause)->funcid;
+		args = ((FuncExpr *) clause)->args;
+		collation = ((FuncExpr *) clause)->inputcollid;
+	}
+	else if (IsA(clause, OpExpr))
+	{
+		set_opfuncid((OpExpr *) clause);
+		funcid = ((OpExpr *) clause)->opfuncid;
+		args = ((OpExpr *) clause)->args;
+		collation = ((OpExpr *) clause)->inputcollid;
+	}
+	else
+		return false;
+	if (list_length(args) != 2 || (filter_argno = probe_filter_argno(funcid)) < 0)
+		return false;
+	filter = list_nth(args, filter_argno);
+	key = list_nth(args, 1 - filter_argno);
+	if (!IsA(key, Var) || ((Var *) key)->varno != relid ||
+		((Var *) key)->varlevelsup != 0 || ((Var *) key)->varattno <= 0 ||
+		!filter_is_scan_constant(filter))
+		return false;
+	parts->filter = (Expr *) filter;
+	parts->key = (Var *) key;
+	parts->collation = collation;
+	return true;
+}
+
+/* The first probe among a relation's restriction clauses, or NULL. */
+static RestrictInfo *
+find_probe(RelOptInfo *rel)
+{
+	ListCell   *lc;
+
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		ProbeParts	parts;
+
+		if (!ri->pseudoconstant && probe_clause_parts(ri->clause, rel->relid, &parts))
+			return ri;
+	}
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * Paths
+ * --------------------------------------------------------------------- */
+
+static Plan *plan_batch_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+							 List *tlist, List *clauses, List *custom_plans);
+
+static const CustomPathMethods batch_path_methods = {
+	.CustomName = BATCH_SCAN_NAME,
+	.PlanCustomPath = plan_batch_scan,
+};
+
+/* True if the relation is a heap table (its slots are buffer heap slots). */
+static bool
+is_heap_table(Oid relid)
+{
+	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	bool		heap;
+
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	heap = ((Form_pg_class) GETSTRUCT(tuple))->relam == HEAP_TABLE_AM_OID;
+	ReleaseSysCache(tuple);
+	return heap;
+}
+
+/* True if the query may lock or modify rows, so EvalPlanQual could re-run a scan. */
+static bool
+query_may_recheck(PlannerInfo *root)
+{
+	return root->parse->commandType != CMD_SELECT || root->rowMarks != NIL ||
+		root->parse->rowMarks != NIL;
+}
+
+/*
+ * The batched twin of a sequential scan path: the same rows, parallelism
+ * and disabled state, and the cost less what batching saves on the rows
+ * it scans (rows the path returns over the fraction of the table's rows
+ * that pass, for a partial path the share of one process).
+ */
+static CustomPath *
+batch_path_from(PlannerInfo *root, RelOptInfo *rel, Path *seqscan, RestrictInfo *probe)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+	QualCost	probe_cost;
+	double		scanned;
+	double		saved;
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = rel;
+	cpath->path.pathtarget = seqscan->pathtarget;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = seqscan->parallel_aware;
+	cpath->path.parallel_safe = seqscan->parallel_safe;
+	cpath->path.parallel_workers = seqscan->parallel_workers;
+	cpath->path.rows = seqscan->rows;
+	cpath->path.pathkeys = NIL;
+	path_copy_disabled_nodes(&cpath->path, seqscan);
+
+	cost_qual_eval_node(&probe_cost, (Node *) probe->clause, root);
+	scanned = rel->tuples;
+	if (rel->rows > 0 && seqscan->parallel_aware)
+		scanned *= Min(1.0, seqscan->rows / rel->rows);
+	saved = scanned * probe_cost.per_tuple * (1.0 - BATCH_PROBE_COST_SHARE);
+	cpath->path.startup_cost = seqscan->startup_cost + probe_cost.startup;
+	cpath->path.total_cost = Max(cpath->path.startup_cost, seqscan->total_cost - saved);
+
+#ifdef CUSTOMPATH_SUPPORT_PROJECTION
+	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+#endif
+	cpath->custom_private = list_make1(probe);
+	cpath->methods = &batch_path_methods;
+	return cpath;
+}
+
+/* The unparameterized sequential scan among paths, or NULL. */
+static Path *
+find_seqscan(List *paths)
+{
+	ListCell   *lc;
+
+	foreach(lc, paths)
+	{
+		Path	   *path = (Path *) lfirst(lc);
+
+		if (path->pathtype == T_SeqScan && path->param_info == NULL)
+			return path;
+	}
+	return NULL;
+}
+
+static void
+batch_scan_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry *rte)
+{
+	RestrictInfo *probe;
+	Path	   *seqscan;
+	Path	   *partial;
+
+	if (prev_set_rel_pathlist_hook)
+		prev_set_rel_pathlist_hook(root, rel, rti, rte);
+
+	if (!enable_batch_scan ||
+		(rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL) ||
+		rte->rtekind != RTE_RELATION || rte->relkind != RELKIND_RELATION ||
+		rte->tablesample != NULL || rel->baserestrictinfo == NIL ||
+		query_may_recheck(root))
+		return;
+	if ((probe = find_probe(rel)) == NULL || !is_heap_table(rte->relid))
+		return;
+
+	/* both found before add_path, which may free the paths it beats */
+	seqscan = find_seqscan(rel->pathlist);
+	partial = find_seqscan(rel->partial_pathlist);
+	if (seqscan != NULL)
+		add_path(rel, (Path *) batch_path_from(root, rel, seqscan, probe));
+	if (partial != NULL && partial->parallel_aware)
+		add_partial_path(rel, (Path *) batch_path_from(root, rel, partial, probe));
+}
+
+/* ---------------------------------------------------------------------
+ * Plan
+ *
+ * custom_exprs: the filter, the probed column and the whole probe clause
+ * (for EXPLAIN), so that setrefs.c fixes the Params and Vars in them.
+ * --------------------------------------------------------------------- */
+
+#define EXPR_FILTER		0
+#define EXPR_KEY		1
+#define EXPR_PROBE		2
+
+static Node *create_batch_scan_state(CustomScan *cscan);
+
+static const CustomScanMethods batch_scan_methods = {
+	.CustomName = BATCH_SCAN_NAME,
+	.CreateCustomScanState = create_batch_scan_state,
+};
+
+static Plan *
+plan_batch_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				List *tlist, List *clauses, List *custom_plans)
+{
+	RestrictInfo *probe = linitial_node(RestrictInfo, best_path->custom_private);
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *quals = NIL;
+	ProbeParts	parts;
+	ListCell   *lc;
+
+	if (!probe_clause_parts(probe->clause, rel->relid, &parts))
+		elog(ERROR, "batched probe scan: the probe clause is no longer recognized");
+
+	/* the other quals, in the order the planner gave them, run on survivors */
+	foreach(lc, clauses)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		if (ri != probe && !ri->pseudoconstant)
+			quals = lappend(quals, ri->clause);
+	}
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = quals;
+	cscan->scan.scanrelid = rel->relid;
+	cscan->flags = best_path->flags;
+	cscan->custom_exprs = list_make3(parts.filter, parts.key, probe->clause);
+	cscan->custom_private = list_make1_oid(parts.collation);
+	cscan->methods = &batch_scan_methods;
+	return &cscan->scan.plan;
+}
+
+/* ---------------------------------------------------------------------
+ * Execution
+ * --------------------------------------------------------------------- */
+
+typedef struct BatchScanState
+{
+	CustomScanState css;
+	ExprState  *filter_expr;	/* evaluated once per scan */
+	AttrNumber	key_attno;		/* the probed column */
+	BloomHasher hasher;			/* of the column's type and the collation */
+	MemoryContext filter_cxt;	/* holds the filter; reset per evaluation */
+	const BloomFilter *filter;	/* NULL when the filter is NULL */
+	bool		filter_ready;	/* filter evaluated for this scan */
+	ParallelTableScanDesc pscan;	/* shared, in a parallel plan */
+	bool		exhausted;		/* the table scan has ended */
+	int			nbatch;			/* rows in the batch */
+	int			next;			/* next row of the batch to look at */
+	TupleTableSlot *slots[BATCH_ROWS];
+	uint64		hashes[BATCH_ROWS];
+	bool		passed[BATCH_ROWS];
+} BatchScanState;
+
+static void begin_batch_scan(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *exec_batch_scan(CustomScanState *node);
+static void end_batch_scan(CustomScanState *node);
+static void rescan_batch_scan(CustomScanState *node);
+static Size estimate_dsm_batch_scan(CustomScanState *node, ParallelContext *pcxt);
+static void initialize_dsm_batch_scan(CustomScanState *node, ParallelContext *pcxt,
+									  void *coordinate);
+static void reinitialize_dsm_batch_scan(CustomScanState *node, ParallelContext *pcxt,
+										void *coordinate);
+static void initialize_worker_batch_scan(CustomScanState *node, shm_toc *toc,
+										 void *coordinate);
+static void explain_batch_scan(CustomScanState *node, List *ancestors, ExplainState *es);
+
+static const CustomExecMethods batch_exec_methods = {
+	.CustomName = BATCH_SCAN_NAME,
+	.BeginCustomScan = begin_batch_scan,
+	.ExecCustomScan = exec_batch_scan,
+	.EndCustomScan = end_batch_scan,
+	.ReScanCustomScan = rescan_batch_scan,
+	.EstimateDSMCustomScan = estimate_dsm_batch_scan,
+	.InitializeDSMCustomScan = initialize_dsm_batch_scan,
+	.ReInitializeDSMCustomScan = reinitialize_dsm_batch_scan,
+	.InitializeWorkerCustomScan = initialize_worker_batch_scan,
+	.ExplainCustomScan = explain_batch_scan,
+};
+
+static Node *
+create_batch_scan_state(CustomScan *cscan)
+{
+	BatchScanState *state = palloc0(sizeof(BatchScanState));
+
+	NodeSetTag(state, T_CustomScanState);
+	state->css.methods = &batch_exec_methods;
+#if PG_CUSTOM_SCAN_HAS_SLOT_OPS
+	/* the scan returns the table's own slots (a heap table: planned so) */
+	state->css.slotOps = &TTSOpsBufferHeapTuple;
+#endif
+	return (Node *) state;
+}
+
+#if !PG_CUSTOM_SCAN_HAS_SLOT_OPS
+/*
+ * Before PostgreSQL 16 the scan slot of a custom scan is virtual, and the
+ * quals and projection are compiled for virtual slots.  This scan returns
+ * the table's buffer heap slots: set them up again for those.
+ */
+static void
+use_table_slots(BatchScanState *state, EState *estate)
+{
+	ScanState  *ss = &state->css.ss;
+
+	ExecInitScanTupleSlot(estate, ss, RelationGetDescr(ss->ss_currentRelation),
+						  table_slot_callbacks(ss->ss_currentRelation));
+	ExecAssignScanProjectionInfoWithVarno(ss, ((Scan *) ss->ps.plan)->scanrelid);
+	ss->ps.qual = ExecInitQual(ss->ps.plan->qual, &ss->ps);
+}
+#endif
+
+static void
+begin_batch_scan(CustomScanState *node, EState *estate, int eflags)
+{
+	BatchScanState *state = (BatchScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	Relation	rel = node->ss.ss_currentRelation;
+	Var		   *key = list_nth_node(Var, cscan->custom_exprs, EXPR_KEY);
+
+	if (table_slot_callbacks(rel) != &TTSOpsBufferHeapTuple)
+		elog(ERROR, "batched probe scan of \"%s\": not a heap table",
+			 RelationGetRelationName(rel));
+#if !PG_CUSTOM_SCAN_HAS_SLOT_OPS
+	use_table_slots(state, estate);
+#endif
+	state->filter_expr = ExecInitExpr(list_nth(cscan->custom_exprs, EXPR_FILTER),
+									  &node->ss.ps);
+	state->key_attno = key->varattno;
+	bloom_hasher_init(&state->hasher, key->vartype, linitial_oid(cscan->custom_private),
+					  estate->es_query_cxt);
+	state->filter_cxt = AllocSetContextCreate(estate->es_query_cxt, "bloom batch scan filter",
+											  ALLOCSET_DEFAULT_SIZES);
+	for (int i = 0; i < BATCH_ROWS; i++)
+		state->slots[i] = table_slot_create(rel, &estate->es_tupleTable);
+}
+
+/*
+ * A private copy of a filter whose words start on a 64-byte boundary, so a
+ * block of the blocked layout is one cache line (as the probes of
+ * bloom_contains see it, bloomfilter.c).
+ */
+static const BloomFilter *
+aligned_filter(const BloomFilter *f)
+{
+	Size		bytes = VARSIZE(f);
+	char	   *mem;
+	BloomFilter *copy;
+
+	if ((uintptr_t) f % 64 == 0)
+		return f;
+	mem = palloc(bytes + 64);
+	copy = (BloomFilter *) TYPEALIGN(64, mem);
+	memcpy(copy, f, bytes);
+	return copy;
+}
+
+/* Evaluates the filter for this scan: detoasted, checked and aligned once. */
+static void
+load_filter(BatchScanState *state)
+{
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+	MemoryContext old;
+	bool		isnull;
+	Datum		value;
+
+	MemoryContextReset(state->filter_cxt);
+	old = MemoryContextSwitchTo(state->filter_cxt);
+	value = ExecEvalExpr(state->filter_expr, econtext, &isnull);
+	state->filter = isnull ? NULL
+		: aligned_filter(filter_from_datum(value, &bloom_type));
+	MemoryContextSwitchTo(old);
+	state->filter_ready = true;
+}
+
+/* The table scan, started on first use when no parallel scan started it. */
+static TableScanDesc
+table_scan(BatchScanState *state)
+{
+	ScanState  *ss = &state->css.ss;
+
+	if (ss->ss_currentScanDesc == NULL)
+		ss->ss_currentScanDesc = table_beginscan(ss->ss_currentRelation,
+												 ss->ps.state->es_snapshot, 0, NULL);
+	return ss->ss_currentScanDesc;
+}
+
+/* The probed column's hash of a row, or false if it is NULL. */
+static inline bool
+key_hash(BatchScanState *state, TupleTableSlot *slot, uint64 *hash)
+{
+	bool		isnull;
+	Datum		key = slot_getattr(slot, state->key_attno, &isnull);
+
+	if (isnull)
+		return false;
+	*hash = bloom_hasher_value_hash(&state->hasher, key, state->filter->seed);
+	return true;
+}
+
+/*
+ * Reads the next row into slot; false at the end of the table.  The heap
+ * scan stores every row it returns through one tuple header of its own
+ * (the scan's current tuple), which the next row overwrites; a row kept in
+ * the ring while later rows are read gets its own copy of the header.  The
+ * row's data stays where it is, in the page the slot keeps pinned.
+ */
+static inline bool
+read_row(TableScanDesc scan, TupleTableSlot *slot)
+{
+	BufferHeapTupleTableSlot *bslot = (BufferHeapTupleTableSlot *) slot;
+
+	if (!table_scan_getnextslot(scan, ForwardScanDirection, slot))
+		return false;
+	bslot->base.tupdata = *bslot->base.tuple;
+	bslot->base.tuple = &bslot->base.tupdata;
+	return true;
+}
+
+/*
+ * Reads the next batch of rows and probes them; false at the end of the
+ * table.  Keys are hashed in the per-tuple context, which ExecScan resets
+ * (a type hashed through fmgr may allocate).
+ */
+static bool
+read_batch(BatchScanState *state)
+{
+	TableScanDesc scan = table_scan(state);
+	MemoryContext old;
+	bool		nonnull[BATCH_ROWS];
+	int			n = 0;
+	int			npassed;
+
+	state->nbatch = 0;
+	state->next = 0;
+	if (state->exhausted)
+		return false;
+	old = MemoryContextSwitchTo(state->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
+	while (n < BATCH_ROWS)
+	{
+		if (!read_row(scan, state->slots[n]))
+		{
+			state->exhausted = true;
+			break;
+		}
+		nonnull[n] = key_hash(state, state->slots[n], &state->hashes[n]);
+		if (!nonnull[n])
+			state->hashes[n] = 0;
+		n++;
+	}
+	MemoryContextSwitchTo(old);
+
+	npassed = bf_probe_batch(state->filter, state->hashes, n, state->passed);
+	for (int i = 0; i < n; i++)
+		if (state->passed[i] && !nonnull[i])
+		{
+			/* NULL is never a member (bloom_contains answers NULL) */
+			state->passed[i] = false;
+			npassed--;
+		}
+	InstrCountFiltered2(&state->css.ss, n - npassed);
+	state->nbatch = n;
+	return n > 0;
+}
+
+/* ExecScan's access method: the next row the filter passed, or NULL. */
+static TupleTableSlot *
+next_passed_row(ScanState *ss)
+{
+	BatchScanState *state = (BatchScanState *) ss;
+
+	if (!state->filter_ready)
+		load_filter(state);
+	if (state->filter == NULL)
+		return NULL;			/* a NULL filter passes nothing */
+	for (;;)
+	{
+		while (state->next < state->nbatch)
+		{
+			int			i = state->next++;
+
+			if (state->passed[i])
+				return state->slots[i];
+		}
+		if (!read_batch(state))
+			return NULL;
+	}
+}
+
+/*
+ * ExecScan's recheck (EvalPlanQual): the probe of one row, as
+ * bloom_contains answers it.
+ */
+static bool
+recheck_row(ScanState *ss, TupleTableSlot *slot)
+{
+	BatchScanState *state = (BatchScanState *) ss;
+	uint64		hash;
+	bool		passed;
+
+	if (!state->filter_ready)
+		load_filter(state);
+	if (state->filter == NULL || !key_hash(state, slot, &hash))
+		return false;
+	bf_probe_batch(state->filter, &hash, 1, &passed);
+	return passed;
+}
+
+static TupleTableSlot *
+exec_batch_scan(CustomScanState *node)
+{
+	return ExecScan(&node->ss, next_passed_row, recheck_row);
+}
+
+static void
+end_batch_scan(CustomScanState *node)
+{
+	BatchScanState *state = (BatchScanState *) node;
+
+	for (int i = 0; i < BATCH_ROWS; i++)
+		ExecClearTuple(state->slots[i]);
+	if (node->ss.ss_currentScanDesc != NULL)
+		table_endscan(node->ss.ss_currentScanDesc);
+}
+
+/* Rescans read the table again; a changed parameter changes the filter. */
+static void
+rescan_batch_scan(CustomScanState *node)
+{
+	BatchScanState *state = (BatchScanState *) node;
+
+	for (int i = 0; i < BATCH_ROWS; i++)
+		ExecClearTuple(state->slots[i]);
+	state->nbatch = 0;
+	state->next = 0;
+	state->exhausted = false;
+	if (node->ss.ps.chgParam != NULL)
+		state->filter_ready = false;
+	if (node->ss.ss_currentScanDesc != NULL)
+		table_rescan(node->ss.ss_currentScanDesc, NULL);
+}
+
+/* ---- parallel scans: the table shared as nodeSeqscan.c shares it ---- */
+
+static Size
+estimate_dsm_batch_scan(CustomScanState *node, ParallelContext *pcxt)
+{
+	return table_parallelscan_estimate(node->ss.ss_currentRelation,
+									   node->ss.ps.state->es_snapshot);
+}
+
+static void
+initialize_dsm_batch_scan(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	BatchScanState *state = (BatchScanState *) node;
+
+	state->pscan = (ParallelTableScanDesc) coordinate;
+	table_parallelscan_initialize(node->ss.ss_currentRelation, state->pscan,
+								  node->ss.ps.state->es_snapshot);
+	node->ss.ss_currentScanDesc = table_beginscan_parallel(node->ss.ss_currentRelation,
+														   state->pscan);
+}
+
+static void
+reinitialize_dsm_batch_scan(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	table_parallelscan_reinitialize(node->ss.ss_currentRelation,
+									(ParallelTableScanDesc) coordinate);
+}
+
+static void
+initialize_worker_batch_scan(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	BatchScanState *state = (BatchScanState *) node;
+
+	state->pscan = (ParallelTableScanDesc) coordinate;
+	node->ss.ss_currentScanDesc = table_beginscan_parallel(node->ss.ss_currentRelation,
+														   state->pscan);
+}
+
+/* ---- EXPLAIN: the probe, and with ANALYZE the rows it removed ---- */
+
+static Oid
+operator_namespace(Oid opno)
+{
+	HeapTuple	tuple = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
+	Oid			namespace;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for operator %u", opno);
+	namespace = ((Form_pg_operator) GETSTRUCT(tuple))->oprnamespace;
+	ReleaseSysCache(tuple);
+	return namespace;
+}
+
+/* A function's or operator's name as SQL would write it from here. */
+static char *
+qualified_name(const char *name, Oid namespace, bool visible)
+{
+	if (visible)
+		return pstrdup(quote_identifier(name));
+	return quote_qualified_identifier(get_namespace_name(namespace), name);
+}
+
+/*
+ * The probe as EXPLAIN shows it.  A constant filter is shown by its size,
+ * not its bytes: a filter of megabytes (as a remote server receives a
+ * shipped one) would otherwise fill the plan and the logs.
+ */
+static char *
+probe_text(Expr *probe, Const *filter, const char *key)
+{
+	char		size[64];
+
+	snprintf(size, sizeof(size), "<constant filter, %s>",
+			 filter->constisnull ? "NULL"
+			 : psprintf("%zu bytes", toast_raw_datum_size(filter->constvalue)));
+	if (IsA(probe, OpExpr))
+	{
+		Oid			opno = ((OpExpr *) probe)->opno;
+		char	   *name = get_opname(opno);
+		bool		filter_first = equal(linitial(((OpExpr *) probe)->args), filter);
+
+		if (!OperatorIsVisible(opno))
+			name = psprintf("OPERATOR(%s.%s)",
+							quote_identifier(get_namespace_name(operator_namespace(opno))), name);
+		return filter_first ? psprintf("(%s %s %s)", size, name, key)
+			: psprintf("(%s %s %s)", key, name, size);
+	}
+	else
+	{
+		Oid			funcid = ((FuncExpr *) probe)->funcid;
+		char	   *name = qualified_name(get_func_name(funcid), get_func_namespace(funcid),
+										  FunctionIsVisible(funcid));
+
+		return equal(linitial(((FuncExpr *) probe)->args), filter)
+			? psprintf("%s(%s, %s)", name, size, key)
+			: psprintf("%s(%s, %s)", name, key, size);
+	}
+}
+
+static void
+explain_batch_scan(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	Expr	   *probe = list_nth(cscan->custom_exprs, EXPR_PROBE);
+	Node	   *filter = list_nth(cscan->custom_exprs, EXPR_FILTER);
+	List	   *context;
+
+	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan, ancestors);
+	if (IsA(filter, Const))
+		ExplainPropertyText("Bloom Filter",
+							probe_text(probe, (Const *) filter,
+									   deparse_expression(list_nth(cscan->custom_exprs, EXPR_KEY),
+														  context, es->verbose, false)),
+							es);
+	else
+		ExplainPropertyText("Bloom Filter",
+							deparse_expression((Node *) probe, context, es->verbose, false), es);
+	if (es->analyze && node->ss.ps.instrument != NULL)
+	{
+		Instrumentation *instr = node->ss.ps.instrument;
+		double		nloops = instr->nloops;
+
+		ExplainPropertyFloat("Rows Removed by Bloom Filter", NULL,
+							 nloops > 0 ? instr->nfiltered2 / nloops : 0.0, 0, es);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Registration
+ * --------------------------------------------------------------------- */
+
+void
+bloom_scan_init(void)
+{
+	DefineCustomBoolVariable("bloomfilter.enable_batch_scan",
+							 "Lets the planner scan tables filtered by bloom_contains with the batched probe scan.",
+							 "The batched scan probes the filter for many rows at once, so the cache misses of a large filter overlap.",
+							 &enable_batch_scan,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	MarkGUCPrefixReserved("bloomfilter");
+
+	RegisterCustomScanMethods(&batch_scan_methods);
+	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = batch_scan_pathlist;
+}
