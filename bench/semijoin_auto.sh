@@ -129,6 +129,15 @@ BEGIN
 	        FROM jsonb_path_query(plan, 'strict \$.**') n
 	        WHERE n->>'Node Type' = 'Foreign Scan');
 END \$\$;
+-- the plan of a query, as a digest (to tell whether the hook changed it)
+CREATE FUNCTION plan_digest(query text) RETURNS text LANGUAGE plpgsql AS \$\$
+DECLARE line text; plan text := '';
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF, VERBOSE) ' || query LOOP
+		plan := plan || line || E'\n';
+	END LOOP;
+	RETURN md5(plan);
+END \$\$;
 -- the median planning time of a query, in ms, over n plans
 CREATE FUNCTION planning_ms(query text, n int) RETURNS numeric LANGUAGE plpgsql AS \$\$
 DECLARE plan jsonb; t numeric[] := '{}';
@@ -174,6 +183,7 @@ SQL
 		[ "$q" = - ] && continue
 		printf "%s %s;\nSELECT 'rows $mode ' || shipped_rows(\$q\$%s\$q\$);\n" "$SETTING" "$([ "$mode" = on ] && echo on || echo off)" "$q"
 		printf "SELECT 'plan $mode ' || planning_ms(\$q\$%s\$q\$, $PLANS);\n" "$q"
+		printf "SELECT 'digest $mode ' || plan_digest(\$q\$%s\$q\$);\n" "$q"
 		printf "SELECT 'result $mode ' || count(*) || ' ' || md5(string_agg(q::text, ',' ORDER BY q::text)) FROM (%s) q;\n" "$q"
 	done
 	printf "SET bloomfilter.semijoin_log = notice;\n%s on;\nEXPLAIN %s;\n" "$SETTING" "$query"
@@ -191,17 +201,19 @@ summarize() {
 		/^rows / { rows[$2] = $3 }
 		/^plan / { plan[$2] = $3 }
 		/^result / { result[$2] = $3 " " $4 }
-		END { for (m in best) printf "%s %d %.1f %d %d %.3f %s\n", m, rows[m], best[m], sent[m], recv[m], plan[m], result[m] }'
+		/^digest / { digest[$2] = $3 }
+		END { for (m in best) printf "%s %d %.1f %d %d %.3f %s %s\n", m, rows[m], best[m], sent[m], recv[m], plan[m],
+		                             result[m], (m == "on" ? (digest["on"] == digest["off"] ? "same-plan" : "rewritten") : "") }'
 }
 
-printf '\n%-12s %-7s %12s %14s %12s %10s %8s %8s %s\n' query mode rows_shipped bytes_to_local bytes_to_rem wall_ms plan_ms rows result
+printf '\n%-16s %-7s %12s %14s %12s %10s %8s %8s %s\n' query mode rows_shipped bytes_to_local bytes_to_rem wall_ms plan_ms rows 'result plan'
 printf '%s\n' '-----------------------------------------------------------------------------------------'
 while IFS='|' read -r -u 3 name query manual; do
 	[ -n "$name" ] || continue
 	measure_script "$query" "$manual" >"$WORK/$name.sql"
 	psql_on "$LOCAL_PORT" -A -t -f "$WORK/$name.sql" >"$WORK/$name.out" 2>"$WORK/$name.err" || true
-	summarize <"$WORK/$name.out" | sort -k1,1r | while read -r mode rows ms sent recv plan count digest; do
-		printf '%-12s %-7s %12d %14d %12d %10.1f %8.3f %8d %s\n' "$name" "$mode" "$rows" "$sent" "$recv" "$ms" "$plan" "$count" "${digest:0:8}"
+	summarize <"$WORK/$name.out" | sort -k1,1r | while read -r mode rows ms sent recv plan count digest change; do
+		printf '%-16s %-7s %12d %14d %12d %10.1f %8.3f %8d %s %s\n' "$name" "$mode" "$rows" "$sent" "$recv" "$ms" "$plan" "$count" "${digest:0:8}" "$change"
 	done
 	# the hook's decision, with its numbers
 	grep -E 'NOTICE|DETAIL|ERROR' "$WORK/$name.err" | sed 's/^/    /' || true

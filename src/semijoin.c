@@ -111,6 +111,8 @@ static int	semijoin_max_filter_kb = 16384;
 #define FPP_MAX				0.1
 #define CAPACITY_MARGIN		1.25
 #define CAPACITY_MIN		16.0
+/* bloomfilter.semijoin_max_filter_size at most 1 GB, the largest filter */
+#define MAX_FILTER_KB		(1024 * 1024)
 /* bytes of a DataRow message and of each field's length word */
 #define ROW_OVERHEAD_BYTES	7.0
 #define FIELD_OVERHEAD_BYTES 4.0
@@ -1481,7 +1483,7 @@ bloom_semijoin_init(void)
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("bloomfilter.semijoin_max_filter_size",
 							"Largest semijoin prefilter sent to the remote servers, all scans together.",
-							NULL, &semijoin_max_filter_kb, 16384, 1, INT_MAX / 1024,
+							NULL, &semijoin_max_filter_kb, 16384, 1, MAX_FILTER_KB,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("bloomfilter");
 

@@ -99,6 +99,14 @@ $plan = $local->safe_psql('postgres', q{EXPLAIN (VERBOSE, COSTS OFF)
 like($plan, qr/Aggregate on \(public\.remote_customers c_1\)|Foreign Scan on public\.remote_customers c_1/,
 	'build side on another server: the filter reads the other server');
 
+# Several foreign tables in one query: each gets its own filter.
+$sql = check('two foreign tables', q{
+	SELECT o.id, a.id FROM customers c JOIN orders1 o ON o.customer_id = c.id
+		JOIN all_orders a ON a.customer_id = c.id
+	WHERE c.region = 'EU'});
+is(scalar(() = $sql =~ /bloom_contains/g), 3,
+	'two foreign tables: the table and both partitions of the other receive a filter');
+
 # 3. Row-level security on the build side: a role that sees only EU
 # customers gets a filter of those only, and the same rows as without it.
 $local->safe_psql('postgres', q{
