@@ -131,6 +131,22 @@ SELECT c.* FROM scan_check(
 SELECT count(*) AS null_keys FROM scan_t
 WHERE bloom_contains((SELECT bloom_agg(k) FROM scan_t), k) AND k IS NULL;
 
+-- The filter is evaluated when the scan has its first row, as the plain
+-- scan first calls the probe then: over an empty table its InitPlan never
+-- runs (here it would divide by zero), and a NULL filter never needs the
+-- key's hash function (point has none).
+CREATE TABLE scan_empty (k bigint, p point);
+SELECT scan_uses_batch($q$SELECT * FROM scan_empty
+	WHERE bloom_contains((SELECT f FROM scan_f WHERE 1 / (random() * 0)::int = 1), k)$q$) AS batch;
+SELECT count(*) FROM scan_empty
+WHERE bloom_contains((SELECT f FROM scan_f WHERE 1 / (random() * 0)::int = 1), k);
+INSERT INTO scan_empty VALUES (1, '(0,0)');
+SELECT count(*) FROM scan_empty
+WHERE bloom_contains((SELECT f FROM scan_f WHERE 1 / (random() * 0)::int = 1), k);
+SELECT c.* FROM scan_check($q$SELECT * FROM scan_empty WHERE bloom_contains((SELECT NULL::bloom), p)$q$) c;
+SELECT count(*) FROM scan_empty WHERE bloom_contains((SELECT f FROM scan_f WHERE name = 'classic'), p);
+DROP TABLE scan_empty;
+
 -- EXPLAIN ANALYZE counts the rows the filter removed, apart from the
 -- rows the other quals removed.
 CREATE FUNCTION scan_counts(query text, OUT node text, OUT actual_rows float8,
@@ -198,6 +214,18 @@ SELECT scan_explain($q$UPDATE scan_t SET t = t WHERE bloom_contains((SELECT f FR
 SELECT scan_explain($q$SELECT id FROM scan_t WHERE bloom_contains(bloom_add(bloom_empty_with(64, 1), id), k)$q$);
 SELECT scan_explain($q$SELECT id FROM scan_t WHERE bloom_contains((SELECT f FROM scan_f WHERE name = 'classic'), k + 1)$q$);
 SELECT scan_explain($q$SELECT id FROM scan_t WHERE bloom_contains(CASE WHEN random() < 2 THEN bloom_empty_with(64, 1) END, k)$q$);
+
+-- Above a security barrier the barrier's quals run first: a probe written
+-- on a security_barrier view keeps the plain scan, one inside it is taken.
+CREATE VIEW scan_barrier WITH (security_barrier) AS SELECT * FROM scan_t WHERE id % 2 = 0;
+SELECT scan_uses_batch($q$SELECT id FROM scan_barrier
+	WHERE bloom_contains((SELECT f FROM scan_f WHERE name = 'explicit'), k)$q$) AS probe_above_barrier;
+SELECT c.* FROM scan_check($q$SELECT id FROM scan_barrier
+	WHERE bloom_contains((SELECT f FROM scan_f WHERE name = 'explicit'), k)$q$) c;
+CREATE VIEW scan_barrier_probe WITH (security_barrier) AS SELECT * FROM scan_t
+	WHERE bloom_contains((SELECT f FROM scan_f WHERE name = 'explicit'), k);
+SELECT scan_uses_batch('SELECT id FROM scan_barrier_probe WHERE id % 2 = 0') AS probe_in_barrier;
+DROP VIEW scan_barrier, scan_barrier_probe;
 
 -- The extension in another schema, off the search_path: still recognized.
 CREATE SCHEMA scan_other;

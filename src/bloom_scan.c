@@ -68,16 +68,20 @@
 
 /*
  * Rows read, hashed and probed together: enough that the misses of a batch
- * cover the latency of one (BF_PROBE_BATCH, doc/performance.md), and few
- * enough that the ring's slots stay in the cache.
+ * cover the latency of one, and few enough that the pins of the ring's
+ * slots (one each, on the page they hold) stay under the 64 past which
+ * PostgreSQL 15's resource owner keeps them in a hash table, where the
+ * identical pins of one page cluster (10% of the scan's time at 64 rows;
+ * doc/performance.md).
  */
 #define BATCH_ROWS			32
 
 /*
  * The batched probe's cost per row, as a share of the plain probe's (the
  * function call, the argument cache and the miss it takes over): measured
- * at 0.3-0.9 (doc/performance.md); costed at the upper end, so a choice
- * that depends on it is one the measurements support.
+ * at 0.2-0.5 (doc/performance.md), and never above 1, since the batch does
+ * the plain probe's work less the call; costed at 0.9, so the planner
+ * prefers the batched scan by a margin the measurements cover.
  */
 #define BATCH_PROBE_COST_SHARE	0.9
 
@@ -192,7 +196,12 @@ probe_clause_parts(Expr *clause, Index relid, ProbeParts *parts)
 	return true;
 }
 
-/* The first probe among a relation's restriction clauses, or NULL. */
+/*
+ * The first probe among a relation's restriction clauses, or NULL.  The
+ * scan tests the probe before every other qual, so a probe written above a
+ * security barrier (row-level security, a security_barrier view), whose
+ * quals must run first, is not taken.
+ */
 static RestrictInfo *
 find_probe(RelOptInfo *rel)
 {
@@ -203,7 +212,8 @@ find_probe(RelOptInfo *rel)
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 		ProbeParts	parts;
 
-		if (!ri->pseudoconstant && probe_clause_parts(ri->clause, rel->relid, &parts))
+		if (!ri->pseudoconstant && ri->security_level <= rel->baserestrict_min_security &&
+			probe_clause_parts(ri->clause, rel->relid, &parts))
 			return ri;
 	}
 	return NULL;
@@ -475,8 +485,6 @@ begin_batch_scan(CustomScanState *node, EState *estate, int eflags)
 	state->filter_expr = ExecInitExpr(list_nth(cscan->custom_exprs, EXPR_FILTER),
 									  &node->ss.ps);
 	state->key_attno = key->varattno;
-	bloom_hasher_init(&state->hasher, key->vartype, linitial_oid(cscan->custom_private),
-					  estate->es_query_cxt);
 	state->filter_cxt = AllocSetContextCreate(estate->es_query_cxt, "bloom batch scan filter",
 											  ALLOCSET_DEFAULT_SIZES);
 	for (int i = 0; i < BATCH_ROWS; i++)
@@ -503,11 +511,19 @@ aligned_filter(const BloomFilter *f)
 	return copy;
 }
 
-/* Evaluates the filter for this scan: detoasted, checked and aligned once. */
+/*
+ * Evaluates the filter for this scan: detoasted, checked and aligned once,
+ * and sets up the key's hasher.  Called when the scan has its first row,
+ * as the plain scan first calls the probe then: over no rows neither
+ * evaluates the filter (its InitPlan does not run) nor meets its errors,
+ * and a NULL filter never looks at the key's type.
+ */
 static void
 load_filter(BatchScanState *state)
 {
 	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
+	Var		   *key = list_nth_node(Var, cscan->custom_exprs, EXPR_KEY);
 	MemoryContext old;
 	bool		isnull;
 	Datum		value;
@@ -518,6 +534,9 @@ load_filter(BatchScanState *state)
 	state->filter = isnull ? NULL
 		: aligned_filter(filter_from_datum(value, &bloom_type));
 	MemoryContextSwitchTo(old);
+	if (state->filter != NULL && state->hasher.kind == BLOOM_HASH_UNSET)
+		bloom_hasher_init(&state->hasher, key->vartype, linitial_oid(cscan->custom_private),
+						  state->css.ss.ps.state->es_query_cxt);
 	state->filter_ready = true;
 }
 
@@ -583,18 +602,28 @@ read_batch(BatchScanState *state)
 	state->next = 0;
 	if (state->exhausted)
 		return false;
-	old = MemoryContextSwitchTo(state->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
-	while (n < BATCH_ROWS)
-	{
-		if (!read_row(scan, state->slots[n]))
-		{
-			state->exhausted = true;
-			break;
-		}
-		nonnull[n] = key_hash(state, state->slots[n], &state->hashes[n]);
-		if (!nonnull[n])
-			state->hashes[n] = 0;
+	while (n < BATCH_ROWS && read_row(scan, state->slots[n]))
 		n++;
+	state->exhausted = n < BATCH_ROWS;
+	if (n == 0)
+		return false;
+	if (!state->filter_ready)
+		load_filter(state);
+	if (state->filter == NULL)
+	{
+		/* a NULL filter passes nothing (bloom_contains is strict) */
+		memset(state->passed, 0, n * sizeof(bool));
+		InstrCountFiltered2(&state->css.ss, n);
+		state->nbatch = n;
+		return true;
+	}
+
+	old = MemoryContextSwitchTo(state->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
+	for (int i = 0; i < n; i++)
+	{
+		nonnull[i] = key_hash(state, state->slots[i], &state->hashes[i]);
+		if (!nonnull[i])
+			state->hashes[i] = 0;
 	}
 	MemoryContextSwitchTo(old);
 
@@ -608,7 +637,7 @@ read_batch(BatchScanState *state)
 		}
 	InstrCountFiltered2(&state->css.ss, n - npassed);
 	state->nbatch = n;
-	return n > 0;
+	return true;
 }
 
 /* ExecScan's access method: the next row the filter passed, or NULL. */
@@ -617,10 +646,6 @@ next_passed_row(ScanState *ss)
 {
 	BatchScanState *state = (BatchScanState *) ss;
 
-	if (!state->filter_ready)
-		load_filter(state);
-	if (state->filter == NULL)
-		return NULL;			/* a NULL filter passes nothing */
 	for (;;)
 	{
 		while (state->next < state->nbatch)
