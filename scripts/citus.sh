@@ -100,3 +100,13 @@ ensure_citus() {
     exec {fd}>&-
     [ -f "$("$pgc" --pkglibdir)/citus.so" ]
 }
+
+# citus_for_tests: before the TAP tests of the installation in use
+# ($PG_CONFIG): Citus there if it can be had; otherwise the reason is said
+# and only the Citus tests skip themselves (they look for citus.so).  A
+# failed build is reported, not fatal: the subshell keeps its die() from
+# ending the caller.
+citus_for_tests() {
+    ( ensure_citus "$PG_CONFIG" ) ||
+        log "Citus: not available for PostgreSQL $PG_MAJOR; the Citus tests (test/t/96x_citus_*.pl) will be skipped"
+}
