@@ -1110,32 +1110,44 @@ setop_expanded_of(Datum d, bool writable)
 }
 
 /*
- * The state in argument argno, NULL if none: in memory (ours, expanded), or
- * flat (from a tuple, another process or another server), then read and
- * checked into aggcxt.
+ * A state read from argument argno (not NULL) into aggcxt and checked: a
+ * flat state, or a copy of an expanded one, so the caller may change it.
  */
 static SetOpState *
-setop_state_arg(FunctionCallInfo fcinfo, int argno, int kind, MemoryContext aggcxt)
+setop_state_read(FunctionCallInfo fcinfo, int argno, int kind, MemoryContext aggcxt)
 {
-	SetOpExpanded *e;
-	SetOpState *state;
+	/* detoasting flattens an expanded state */
+	SetOpState *state = setop_deserialize((bytea *) PG_DETOAST_DATUM(PG_GETARG_DATUM(argno)),
+										  aggcxt, fcinfo);
 
-	if (PG_ARGISNULL(argno))
-		return NULL;
-	e = setop_expanded_of(PG_GETARG_DATUM(argno), false);
-	if (e)
-		state = e->state;
-	else
-		state = setop_deserialize((bytea *) PG_DETOAST_DATUM(PG_GETARG_DATUM(argno)),
-								  aggcxt, fcinfo);
 	check_state_kind(state, kind);
 	return state;
 }
 
 /*
+ * The state in argument argno, to read only, NULL if none: in memory
+ * (ours, expanded), or flat (from a tuple, another process or another
+ * server), then read and checked into aggcxt.
+ */
+static SetOpState *
+setop_state_arg(FunctionCallInfo fcinfo, int argno, int kind, MemoryContext aggcxt)
+{
+	SetOpExpanded *e;
+
+	if (PG_ARGISNULL(argno))
+		return NULL;
+	e = setop_expanded_of(PG_GETARG_DATUM(argno), false);
+	if (e == NULL)
+		return setop_state_read(fcinfo, argno, kind, aggcxt);
+	check_state_kind(e->state, kind);
+	return e->state;
+}
+
+/*
  * The transition state to change in place: argument 0 if it is our
- * read-write expanded object, else a new one (read from argument 0 when
- * that is a flat state), returned by setop_state_datum.
+ * read-write expanded object (the executor's transition value), else a new
+ * one, empty or read from argument 0; the caller returns its read-write
+ * pointer.
  */
 static SetOpExpanded *
 setop_state_for_update(FunctionCallInfo fcinfo, bool intersect, MemoryContext aggcxt)
@@ -1153,7 +1165,7 @@ setop_state_for_update(FunctionCallInfo fcinfo, bool intersect, MemoryContext ag
 	}
 	if (PG_ARGISNULL(0))
 		return setop_expanded_new(aggcxt, setop_state_new(aggcxt, intersect));
-	return setop_expanded_new(aggcxt, setop_state_arg(fcinfo, 0, intersect, aggcxt));
+	return setop_expanded_new(aggcxt, setop_state_read(fcinfo, 0, intersect, aggcxt));
 }
 
 static Datum
@@ -1198,7 +1210,8 @@ setop_state_combine(FunctionCallInfo fcinfo, bool intersect)
 			PG_RETURN_NULL();
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
-	b = setop_state_arg(fcinfo, 1, intersect, aggcxt);
+	/* a copy: combining moves b's lists into a */
+	b = setop_state_read(fcinfo, 1, intersect, aggcxt);
 	a = setop_state_for_update(fcinfo, intersect, aggcxt);
 	setop_combine_into(fcinfo, a->state, b, aggcxt);
 	PG_RETURN_DATUM(EOHPGetRWDatum(&a->hdr));
