@@ -67,6 +67,7 @@ build_citus() {
             umask 022
             cd "$tree" &&
             citus_compat_fix "$tree" "$pgc" &&
+            # without libcurl: a test cluster must not report usage statistics
             ./configure PG_CONFIG="$pgc" --without-libcurl &&
             make -j"$(nproc)" with_llvm=no
         ) >"$dir/build.log" 2>&1; then
