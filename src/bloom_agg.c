@@ -17,10 +17,12 @@
 
 #include "nodes/primnodes.h"
 #include "utils/builtins.h"
+#include "utils/expandeddatum.h"
 #include "utils/float.h"
 #include "utils/memutils.h"
 
 #include "bloomfilter.h"
+#include "core/base64.h"
 #include "hash_collector.h"
 
 #ifdef __linux__
@@ -41,6 +43,15 @@ PG_FUNCTION_INFO_V1(bloom_intersect_agg_combine);
 PG_FUNCTION_INFO_V1(bloom_setop_agg_final);
 PG_FUNCTION_INFO_V1(bloom_setop_agg_serialize);
 PG_FUNCTION_INFO_V1(bloom_setop_agg_deserialize);
+PG_FUNCTION_INFO_V1(bloom_union_agg_step);
+PG_FUNCTION_INFO_V1(bloom_intersect_agg_step);
+PG_FUNCTION_INFO_V1(bloom_union_state_combine);
+PG_FUNCTION_INFO_V1(bloom_intersect_state_combine);
+PG_FUNCTION_INFO_V1(bloom_setop_state_final);
+PG_FUNCTION_INFO_V1(bloom_setop_state_in);
+PG_FUNCTION_INFO_V1(bloom_setop_state_out);
+PG_FUNCTION_INFO_V1(bloom_setop_state_recv);
+PG_FUNCTION_INFO_V1(bloom_setop_state_send);
 
 /*
  * The arguments that shape a fixed-shape filter, as the group's first row
@@ -733,6 +744,21 @@ combine_lists(FunctionCallInfo fcinfo, SetOpState *a, SetOpState *b, MemoryConte
 	hc_merge(a->listed, b->listed);
 }
 
+/* Combines partial state b into a (b is left without its lists). */
+static void
+setop_combine_into(FunctionCallInfo fcinfo, SetOpState *a, SetOpState *b,
+				   MemoryContext aggcxt)
+{
+	if (b->bits)
+	{
+		if (a->list)
+			bloom_check_compatible(a->list, b->bits, setop_name(a->intersect));
+		slot_combine(&a->bits, b->bits, a->intersect, aggcxt);
+	}
+	if (b->list)
+		combine_lists(fcinfo, a, b, aggcxt);
+}
+
 static Datum
 setop_combine(FunctionCallInfo fcinfo, bool intersect)
 {
@@ -744,14 +770,7 @@ setop_combine(FunctionCallInfo fcinfo, bool intersect)
 		PG_RETURN_POINTER(a);
 	if (a == NULL)
 		a = setop_state_new(aggcxt, intersect);
-	if (b->bits)
-	{
-		if (a->list)
-			bloom_check_compatible(a->list, b->bits, setop_name(intersect));
-		slot_combine(&a->bits, b->bits, intersect, aggcxt);
-	}
-	if (b->list)
-		combine_lists(fcinfo, a, b, aggcxt);
+	setop_combine_into(fcinfo, a, b, aggcxt);
 	PG_RETURN_POINTER(a);
 }
 
@@ -797,26 +816,41 @@ union_result(SetOpState *state)
 	return f;
 }
 
-/* No non-null filter: NULL, as for other aggregates over nothing. */
+/*
+ * The result of a state; NULL when it holds no non-null filter, as for
+ * other aggregates over nothing.  It may be a part of the state: the
+ * executor copies a result that lives in the aggregate's memory.
+ */
+static BloomFilter *
+setop_result(SetOpState *state)
+{
+	if (state == NULL || (state->bits == NULL && state->list == NULL))
+		return NULL;
+	if (state->list == NULL)
+		return state->bits;
+	if (state->intersect)
+		return state->bits ? bloom_setop(state->list, state->bits, true) : state->list;
+	return union_result(state);
+}
+
 Datum
 bloom_setop_agg_final(PG_FUNCTION_ARGS)
 {
 	SetOpState *state = PG_ARGISNULL(0) ? NULL : (SetOpState *) PG_GETARG_POINTER(0);
+	BloomFilter *f;
 
 	agg_memory_context(fcinfo, "bloom set operation final");
-	if (state == NULL || (state->bits == NULL && state->list == NULL))
+	f = setop_result(state);
+	if (f == NULL)
 		PG_RETURN_NULL();
-	if (state->list == NULL)
-		PG_RETURN_BLOOM(state->bits);
-	if (state->intersect)
-		PG_RETURN_BLOOM(state->bits ? bloom_setop(state->list, state->bits, true)
-						: state->list);
-	PG_RETURN_BLOOM(union_result(state));
+	PG_RETURN_BLOOM(f);
 }
 
 /*
- * Serialized state (partial states never leave the server): 'U' or 'I',
- * whether the bit array and the list are there, a zero byte; the lengths
+ * Serialized state, also the flat form of the SQL type bloom_setop_state
+ * (below), so it is read from tables and other servers too: 'U' or 'I',
+ * whether the bit array and the list are there (0 or 1), the format
+ * version (SETOP_SERIAL_VERSION); the lengths
  * of their binary forms (8 bytes each, 0 when absent); the bit array's
  * binary form, then the list's, each padded to 8 bytes; for a union with a
  * list, the collected hashes: the whole partial state of the collector
@@ -824,6 +858,7 @@ bloom_setop_agg_final(PG_FUNCTION_ARGS)
  * bytea of its own, 8-byte aligned, to the end.
  */
 #define SETOP_SERIAL_HEAD	(VARHDRSZ + 4 + 16)
+#define SETOP_SERIAL_VERSION 0
 
 static void
 append_filter(StringInfo buf, const BloomFilter *f)
@@ -837,17 +872,15 @@ append_filter(StringInfo buf, const BloomFilter *f)
 		appendStringInfoChar(buf, '\0');
 }
 
-Datum
-bloom_setop_agg_serialize(PG_FUNCTION_ARGS)
+static bytea *
+setop_serialize(SetOpState *state)
 {
-	SetOpState *state = (SetOpState *) PG_GETARG_POINTER(0);
 	StringInfoData buf;
 	char		head[4] = {state->intersect ? 'I' : 'U', state->bits != NULL,
-	state->list != NULL, 0};
+	state->list != NULL, SETOP_SERIAL_VERSION};
 	uint64		lens[2] = {state->bits ? bf_wire_bytes(state->bits) : 0,
 	state->list ? bf_wire_bytes(state->list) : 0};
 
-	agg_memory_context(fcinfo, "bloom set operation serialize");
 	initStringInfo(&buf);
 	appendStringInfoSpaces(&buf, VARHDRSZ);
 	appendBinaryStringInfo(&buf, head, sizeof(head));
@@ -864,7 +897,14 @@ bloom_setop_agg_serialize(PG_FUNCTION_ARGS)
 		pfree(hashes);
 	}
 	SET_VARSIZE(buf.data, buf.len);
-	PG_RETURN_BYTEA_P((bytea *) buf.data);
+	return (bytea *) buf.data;
+}
+
+Datum
+bloom_setop_agg_serialize(PG_FUNCTION_ARGS)
+{
+	agg_memory_context(fcinfo, "bloom set operation serialize");
+	PG_RETURN_BYTEA_P(setop_serialize((SetOpState *) PG_GETARG_POINTER(0)));
 }
 
 static void
@@ -913,11 +953,14 @@ read_collected(StringInfo si, BloomFilter *list, MemoryContext aggcxt,
 	return hc;
 }
 
-Datum
-bloom_setop_agg_deserialize(PG_FUNCTION_ARGS)
+/*
+ * The state serialized in b, read into cxt and checked (ERROR
+ * data_corrupted if anything is wrong).  fcinfo: the aggregate support
+ * function calling, or NULL when the caller frees the collected hashes.
+ */
+static SetOpState *
+setop_deserialize(bytea *b, MemoryContext aggcxt, FunctionCallInfo fcinfo)
 {
-	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom set operation deserialize");
-	bytea	   *b = PG_GETARG_BYTEA_P(0);
 	StringInfoData si;
 	SetOpState *state;
 	MemoryContext old;
@@ -936,7 +979,8 @@ bloom_setop_agg_deserialize(PG_FUNCTION_ARGS)
 		corrupted_setop_state("too short for its header");
 	memcpy(head, VARDATA(b), sizeof(head));
 	memcpy(lens, VARDATA(b) + sizeof(head), sizeof(lens));
-	if ((head[0] != 'U' && head[0] != 'I') || (head[1] & ~1) || (head[2] & ~1) || head[3] ||
+	if ((head[0] != 'U' && head[0] != 'I') || (head[1] & ~1) || (head[2] & ~1) ||
+		head[3] != SETOP_SERIAL_VERSION ||
 		(lens[0] == 0) == head[1] || (lens[1] == 0) == head[2])
 		corrupted_setop_state("bad header");
 	si.data = (char *) b;
@@ -955,5 +999,319 @@ bloom_setop_agg_deserialize(PG_FUNCTION_ARGS)
 	MemoryContextSwitchTo(old);
 	if (si.cursor != si.len)
 		corrupted_setop_state("trailing bytes");
-	PG_RETURN_POINTER(state);
+	/* the aggregate checked them as they came; a state from elsewhere may lie */
+	if (state->bits && state->list)
+		bloom_check_compatible(state->bits, state->list, setop_name(state->intersect));
+	return state;
+}
+
+Datum
+bloom_setop_agg_deserialize(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom set operation deserialize");
+
+	PG_RETURN_POINTER(setop_deserialize(PG_GETARG_BYTEA_P(0), aggcxt, fcinfo));
+}
+
+/* ---------------------------------------------------------------------
+ * bloom_setop_state: the transition state of bloom_union_agg and
+ * bloom_intersect_agg as a SQL type.  A state of type internal cannot
+ * leave the server, so a distributed planner (Citus) would ship every row
+ * to one node; with a type of its own, each shard aggregates its rows and
+ * only the partial states travel, to be combined where the query began.
+ * PostgreSQL's parallel aggregation moves the same partial states.
+ *
+ * In memory a state is an expanded object: the SetOpState above behind an
+ * ExpandedObjectHeader whose context is a child of the aggregate context,
+ * so the executor keeps the read-write pointer the transition function
+ * returns without copying it, and the filters of a group are combined in
+ * place, as with the internal state.  The state's own memory (filters,
+ * collected hashes) stays in the aggregate context, as before.  Its flat
+ * form, what tables, tuple queues and other servers see, is the serialized
+ * state (bloom_setop_agg_serialize): one format, checked in full wherever
+ * it comes from (input, receive, a partial state to combine).
+ * --------------------------------------------------------------------- */
+
+typedef struct SetOpExpanded
+{
+	ExpandedObjectHeader hdr;
+	SetOpState *state;
+	bytea	   *flat;			/* the flat form, from get_flat_size to
+								 * flatten_into; NULL when not computed */
+} SetOpExpanded;
+
+static Size
+setop_get_flat_size(ExpandedObjectHeader *eohptr)
+{
+	SetOpExpanded *e = (SetOpExpanded *) eohptr;
+
+	if (e->flat == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(e->hdr.eoh_context);
+
+		e->flat = setop_serialize(e->state);
+		MemoryContextSwitchTo(old);
+	}
+	return VARSIZE(e->flat);
+}
+
+static void
+setop_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+{
+	SetOpExpanded *e = (SetOpExpanded *) eohptr;
+
+	Assert(e->flat != NULL && allocated_size == VARSIZE(e->flat));
+	memcpy(result, e->flat, allocated_size);
+	pfree(e->flat);
+	e->flat = NULL;
+}
+
+static const ExpandedObjectMethods setop_expanded_methods = {
+	setop_get_flat_size,
+	setop_flatten_into
+};
+
+/* A new expanded state around state (in aggcxt). */
+static SetOpExpanded *
+setop_expanded_new(MemoryContext aggcxt, SetOpState *state)
+{
+	MemoryContext cxt = AllocSetContextCreate(aggcxt, "bloom set operation state",
+											  ALLOCSET_SMALL_SIZES);
+	SetOpExpanded *e = MemoryContextAllocZero(cxt, sizeof(SetOpExpanded));
+
+	EOH_init_header(&e->hdr, &setop_expanded_methods, cxt);
+	e->state = state;
+	return e;
+}
+
+/* kind: 0 union, 1 intersection, -1 either (a final function's argument). */
+static void
+check_state_kind(const SetOpState *state, int kind)
+{
+	if (kind >= 0 && state->intersect != (kind == 1))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("a bloom_%s_agg state given to bloom_%s_agg",
+						state->intersect ? "intersect" : "union",
+						kind == 1 ? "intersect" : "union")));
+}
+
+/* Our expanded state behind a datum, or NULL if it is not one. */
+static SetOpExpanded *
+setop_expanded_of(Datum d, bool writable)
+{
+	Pointer		p = DatumGetPointer(d);
+
+	if (writable ? !VARATT_IS_EXTERNAL_EXPANDED_RW(p) : !VARATT_IS_EXTERNAL_EXPANDED(p))
+		return NULL;
+	if (DatumGetEOHP(d)->eoh_methods != &setop_expanded_methods)
+		return NULL;
+	return (SetOpExpanded *) DatumGetEOHP(d);
+}
+
+/*
+ * A state read from argument argno (not NULL) into aggcxt and checked: a
+ * flat state, or a copy of an expanded one, so the caller may change it.
+ */
+static SetOpState *
+setop_state_read(FunctionCallInfo fcinfo, int argno, int kind, MemoryContext aggcxt)
+{
+	/* detoasting flattens an expanded state */
+	SetOpState *state = setop_deserialize((bytea *) PG_DETOAST_DATUM(PG_GETARG_DATUM(argno)),
+										  aggcxt, fcinfo);
+
+	check_state_kind(state, kind);
+	return state;
+}
+
+/*
+ * The state in argument argno, to read only, NULL if none: in memory
+ * (ours, expanded), or flat (from a tuple, another process or another
+ * server), then read and checked into aggcxt.
+ */
+static SetOpState *
+setop_state_arg(FunctionCallInfo fcinfo, int argno, int kind, MemoryContext aggcxt)
+{
+	SetOpExpanded *e;
+
+	if (PG_ARGISNULL(argno))
+		return NULL;
+	e = setop_expanded_of(PG_GETARG_DATUM(argno), false);
+	if (e == NULL)
+		return setop_state_read(fcinfo, argno, kind, aggcxt);
+	check_state_kind(e->state, kind);
+	return e->state;
+}
+
+/*
+ * The transition state to change in place: argument 0 if it is our
+ * read-write expanded object (the executor's transition value), else a new
+ * one, empty or read from argument 0; the caller returns its read-write
+ * pointer.
+ */
+static SetOpExpanded *
+setop_state_for_update(FunctionCallInfo fcinfo, bool intersect, MemoryContext aggcxt)
+{
+	SetOpExpanded *e = PG_ARGISNULL(0) ? NULL : setop_expanded_of(PG_GETARG_DATUM(0), true);
+
+	if (e)
+	{
+		check_state_kind(e->state, intersect);
+		/* a flat form computed before is out of date from now on */
+		if (e->flat)
+			pfree(e->flat);
+		e->flat = NULL;
+		return e;
+	}
+	if (PG_ARGISNULL(0))
+		return setop_expanded_new(aggcxt, setop_state_new(aggcxt, intersect));
+	return setop_expanded_new(aggcxt, setop_state_read(fcinfo, 0, intersect, aggcxt));
+}
+
+static Datum
+setop_state_step(FunctionCallInfo fcinfo, bool intersect)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, intersect ? "bloom_intersect_agg" : "bloom_union_agg");
+	SetOpExpanded *e;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	e = setop_state_for_update(fcinfo, intersect, aggcxt);
+	setop_add(fcinfo, e->state, PG_GETARG_BLOOM(1), aggcxt);
+	PG_RETURN_DATUM(EOHPGetRWDatum(&e->hdr));
+}
+
+Datum
+bloom_union_agg_step(PG_FUNCTION_ARGS)
+{
+	return setop_state_step(fcinfo, false);
+}
+
+Datum
+bloom_intersect_agg_step(PG_FUNCTION_ARGS)
+{
+	return setop_state_step(fcinfo, true);
+}
+
+static Datum
+setop_state_combine(FunctionCallInfo fcinfo, bool intersect)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom set operation combine");
+	SetOpState *b;
+	SetOpExpanded *a;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	/* a copy: combining moves b's lists into a */
+	b = setop_state_read(fcinfo, 1, intersect, aggcxt);
+	a = setop_state_for_update(fcinfo, intersect, aggcxt);
+	setop_combine_into(fcinfo, a->state, b, aggcxt);
+	PG_RETURN_DATUM(EOHPGetRWDatum(&a->hdr));
+}
+
+Datum
+bloom_union_state_combine(PG_FUNCTION_ARGS)
+{
+	return setop_state_combine(fcinfo, false);
+}
+
+Datum
+bloom_intersect_state_combine(PG_FUNCTION_ARGS)
+{
+	return setop_state_combine(fcinfo, true);
+}
+
+/* Final function of both: the state's kind says which it is. */
+Datum
+bloom_setop_state_final(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom set operation final");
+	BloomFilter *f = setop_result(setop_state_arg(fcinfo, 0, -1, aggcxt));
+
+	if (f == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_BLOOM(f);
+}
+
+/*
+ * Text I/O: base64 of the flat form (what bloom_setop_state_send sends),
+ * as for bloom.  Input and receive check the whole state, as a partial
+ * state to combine is checked.
+ */
+static bytea *
+setop_state_checked(const uint8 *bytes, size_t len)
+{
+	bytea	   *b;
+	SetOpState *state;
+
+	if (len > MaxAllocSize - VARHDRSZ)
+		corrupted_setop_state("too long");
+	b = palloc(VARHDRSZ + len);
+	SET_VARSIZE(b, VARHDRSZ + len);
+	memcpy(VARDATA(b), bytes, len);
+	state = setop_deserialize(b, CurrentMemoryContext, NULL);
+	if (state->listed)
+		hc_free(state->listed);
+	return b;
+}
+
+Datum
+bloom_setop_state_in(PG_FUNCTION_ARGS)
+{
+	const char *str = PG_GETARG_CSTRING(0);
+	size_t		len = strlen(str);
+	size_t		nbytes;
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	uint8	   *bytes = palloc(bf_base64_decoded_max(len) + 1);
+
+	if (!bf_base64_decode(str, len, bytes, &nbytes, errbuf))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type bloom_setop_state: %s", errbuf)));
+	PG_RETURN_BYTEA_P(setop_state_checked(bytes, nbytes));
+}
+
+Datum
+bloom_setop_state_out(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = PG_GETARG_BYTEA_PP(0);
+	size_t		len = VARSIZE_ANY_EXHDR(b);
+	uint64		textlen = bf_base64_encoded_len(len);
+	char	   *out;
+
+	if (textlen + 1 > MaxAllocSize)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("bloom_setop_state of %zu bytes is too large for its text form", len)));
+	out = palloc((Size) textlen + 1);
+	bf_base64_encode((const uint8 *) VARDATA_ANY(b), len, out);
+	out[textlen] = '\0';
+	PG_RETURN_CSTRING(out);
+}
+
+Datum
+bloom_setop_state_recv(PG_FUNCTION_ARGS)
+{
+	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
+	bytea	   *b = setop_state_checked((const uint8 *) buf->data + buf->cursor,
+										buf->len - buf->cursor);
+
+	buf->cursor = buf->len;
+	PG_RETURN_BYTEA_P(b);
+}
+
+Datum
+bloom_setop_state_send(PG_FUNCTION_ARGS)
+{
+	bytea	   *b = PG_GETARG_BYTEA_P(0);
+
+	PG_RETURN_BYTEA_P(b);
 }

@@ -22,6 +22,7 @@ PG_FUNCTION_INFO_V1(multibloom_agg_fixed_trans);
 PG_FUNCTION_INFO_V1(multibloom_agg_fixed_final);
 PG_FUNCTION_INFO_V1(multibloom_union_agg_trans);
 PG_FUNCTION_INFO_V1(multibloom_agg_combine);
+PG_FUNCTION_INFO_V1(multibloom_union_agg_step);
 PG_FUNCTION_INFO_V1(multibloom_agg_serialize);
 PG_FUNCTION_INFO_V1(multibloom_agg_deserialize);
 PG_FUNCTION_INFO_V1(multibloom_agg_final);
@@ -144,6 +145,42 @@ multibloom_union_agg_trans(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(state);
 	}
 	PG_RETURN_POINTER(state_union(state, PG_GETARG_MULTIBLOOM(1), aggcxt));
+}
+
+/*
+ * multibloom_union_agg's transition and combine function since 1.2: the
+ * state is the multibloom itself, so partial states leave the server as
+ * filters (Citus runs the aggregate per shard) and parallel workers send
+ * them in the binary format.  The state, a copy in the aggregate's memory
+ * made by the executor from the first filter, is united in place and
+ * returned as is, so no row copies it; only when the union is smaller (a
+ * data-sized part folds) is a new value returned, which the executor
+ * copies, freeing the old one.  NULL filters are skipped.
+ */
+Datum
+multibloom_union_agg_step(PG_FUNCTION_ARGS)
+{
+	MultiBloom *state;
+	const MultiBloom *src;
+
+	agg_memory_context(fcinfo, "multibloom_union_agg");
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	src = PG_GETARG_MULTIBLOOM(1);
+	/* the executor copies the first filter into the aggregate's memory */
+	if (PG_ARGISNULL(0))
+		PG_RETURN_POINTER(src);
+	/* the state is the aggregate's own: changed in place (a copy if toasted) */
+	state = (MultiBloom *) PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
+	multibloom_check_compatible(state, src);
+	if (!mbf_union_fits(state, src))
+		PG_RETURN_POINTER(multibloom_union_new(state, src));
+	mbf_union_into(state, src);
+	PG_RETURN_POINTER(state);
 }
 
 Datum

@@ -87,3 +87,33 @@ COMMENT ON FUNCTION @extschema@.multibloom_to_bytea(@extschema@.multibloom) IS
 	'binary format of a multibloom (the bytes of binary send)';
 COMMENT ON FUNCTION @extschema@.multibloom_from_bytea(bytea) IS
 	'multibloom from its binary format; every field and every embedded bloom header is validated';
+
+-- ---- bloom_setop_state: the state of bloom_union_agg and bloom_intersect_agg ----
+
+-- A type of its own, not internal, so that the aggregates can run where
+-- the data lives: Citus computes a partial state per shard and combines
+-- them on the coordinator (doc/aggregates.md).  Its text form is the
+-- base64 of its binary form, the serialized state; both are checked in
+-- full on input.
+CREATE TYPE @extschema@.bloom_setop_state;
+
+CREATE FUNCTION @extschema@.bloom_setop_state_in(cstring) RETURNS @extschema@.bloom_setop_state
+	AS 'MODULE_PATHNAME', 'bloom_setop_state_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_setop_state_out(@extschema@.bloom_setop_state) RETURNS cstring
+	AS 'MODULE_PATHNAME', 'bloom_setop_state_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_setop_state_recv(internal) RETURNS @extschema@.bloom_setop_state
+	AS 'MODULE_PATHNAME', 'bloom_setop_state_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_setop_state_send(@extschema@.bloom_setop_state) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'bloom_setop_state_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE @extschema@.bloom_setop_state (
+	INPUT = @extschema@.bloom_setop_state_in,
+	OUTPUT = @extschema@.bloom_setop_state_out,
+	RECEIVE = @extschema@.bloom_setop_state_recv,
+	SEND = @extschema@.bloom_setop_state_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = double,
+	STORAGE = extended
+);
+COMMENT ON TYPE @extschema@.bloom_setop_state IS
+	'partial state of bloom_union_agg and bloom_intersect_agg, as it travels between parallel workers and between the nodes of a distributed database';

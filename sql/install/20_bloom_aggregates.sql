@@ -1,7 +1,8 @@
 -- bloomfilter: the bloom aggregates.  bloom_agg (sized to the data, or of a fixed
 -- shape), bloom_union_agg and bloom_intersect_agg, all parallel: their
--- transition states are internal, mutated in place, with combine, serial
--- and deserial functions.  See doc/aggregates.md.
+-- transition states are mutated in place, with combine functions (and, for
+-- bloom_agg's internal state, serial and deserial functions).  See
+-- doc/aggregates.md.
 
 -- Support functions (internal state: not callable from plain SQL).
 CREATE FUNCTION @extschema@.bloom_agg_datasized_trans(internal, anyelement)
@@ -85,65 +86,53 @@ CREATE AGGREGATE @extschema@.bloom_agg(value anyelement, capacity bigint, fpp fl
 COMMENT ON AGGREGATE @extschema@.bloom_agg(anyelement, bigint, float8, text) IS
 	'filter of all non-null values with the shape of bloom_empty(capacity, fpp, layout)';
 
--- Set-operation aggregates.
-CREATE FUNCTION @extschema@.bloom_union_agg_trans(internal, @extschema@.bloom)
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'bloom_union_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_intersect_agg_trans(internal, @extschema@.bloom)
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'bloom_intersect_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_union_agg_combine(internal, internal)
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'bloom_union_agg_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_intersect_agg_combine(internal, internal)
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'bloom_intersect_agg_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_setop_agg_final(internal)
+-- Set-operation aggregates.  Their state is bloom_setop_state, not
+-- internal, so that a distributed database can run them per shard (an
+-- expanded object in memory, changed in place; see doc/aggregates.md).
+CREATE FUNCTION @extschema@.bloom_union_agg_step(@extschema@.bloom_setop_state, @extschema@.bloom)
+	RETURNS @extschema@.bloom_setop_state
+	AS 'MODULE_PATHNAME', 'bloom_union_agg_step' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_intersect_agg_step(@extschema@.bloom_setop_state, @extschema@.bloom)
+	RETURNS @extschema@.bloom_setop_state
+	AS 'MODULE_PATHNAME', 'bloom_intersect_agg_step' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_union_state_combine(@extschema@.bloom_setop_state, @extschema@.bloom_setop_state)
+	RETURNS @extschema@.bloom_setop_state
+	AS 'MODULE_PATHNAME', 'bloom_union_state_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_intersect_state_combine(@extschema@.bloom_setop_state, @extschema@.bloom_setop_state)
+	RETURNS @extschema@.bloom_setop_state
+	AS 'MODULE_PATHNAME', 'bloom_intersect_state_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_setop_state_final(@extschema@.bloom_setop_state)
 	RETURNS @extschema@.bloom
-	AS 'MODULE_PATHNAME', 'bloom_setop_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_setop_agg_serialize(internal)
-	RETURNS bytea
-	AS 'MODULE_PATHNAME', 'bloom_setop_agg_serialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.bloom_setop_agg_deserialize(bytea, internal)
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'bloom_setop_agg_deserialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+	AS 'MODULE_PATHNAME', 'bloom_setop_state_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 
-COMMENT ON FUNCTION @extschema@.bloom_union_agg_trans(internal, @extschema@.bloom) IS
+COMMENT ON FUNCTION @extschema@.bloom_union_agg_step(@extschema@.bloom_setop_state, @extschema@.bloom) IS
 	'transition function of bloom_union_agg: ORs in place';
-COMMENT ON FUNCTION @extschema@.bloom_intersect_agg_trans(internal, @extschema@.bloom) IS
+COMMENT ON FUNCTION @extschema@.bloom_intersect_agg_step(@extschema@.bloom_setop_state, @extschema@.bloom) IS
 	'transition function of bloom_intersect_agg: ANDs in place';
-COMMENT ON FUNCTION @extschema@.bloom_union_agg_combine(internal, internal) IS
-	'combine function of bloom_union_agg (parallel aggregation)';
-COMMENT ON FUNCTION @extschema@.bloom_intersect_agg_combine(internal, internal) IS
-	'combine function of bloom_intersect_agg (parallel aggregation)';
-COMMENT ON FUNCTION @extschema@.bloom_setop_agg_final(internal) IS
+COMMENT ON FUNCTION @extschema@.bloom_union_state_combine(@extschema@.bloom_setop_state, @extschema@.bloom_setop_state) IS
+	'combine function of bloom_union_agg (parallel and distributed aggregation)';
+COMMENT ON FUNCTION @extschema@.bloom_intersect_state_combine(@extschema@.bloom_setop_state, @extschema@.bloom_setop_state) IS
+	'combine function of bloom_intersect_agg (parallel and distributed aggregation)';
+COMMENT ON FUNCTION @extschema@.bloom_setop_state_final(@extschema@.bloom_setop_state) IS
 	'final function of bloom_union_agg and bloom_intersect_agg';
-COMMENT ON FUNCTION @extschema@.bloom_setop_agg_serialize(internal) IS
-	'serial function of bloom_union_agg and bloom_intersect_agg';
-COMMENT ON FUNCTION @extschema@.bloom_setop_agg_deserialize(bytea, internal) IS
-	'deserial function of bloom_union_agg and bloom_intersect_agg';
 
 CREATE AGGREGATE @extschema@.bloom_union_agg(f @extschema@.bloom) (
-	SFUNC = @extschema@.bloom_union_agg_trans,
-	STYPE = internal,
+	SFUNC = @extschema@.bloom_union_agg_step,
+	STYPE = @extschema@.bloom_setop_state,
 	SSPACE = 1024,
-	FINALFUNC = @extschema@.bloom_setop_agg_final,
-	COMBINEFUNC = @extschema@.bloom_union_agg_combine,
-	SERIALFUNC = @extschema@.bloom_setop_agg_serialize,
-	DESERIALFUNC = @extschema@.bloom_setop_agg_deserialize,
+	FINALFUNC = @extschema@.bloom_setop_state_final,
+	COMBINEFUNC = @extschema@.bloom_union_state_combine,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE @extschema@.bloom_union_agg(@extschema@.bloom) IS
 	'OR of all non-null filters (auto-sized filters of different sizes fold to the smallest)';
 
 CREATE AGGREGATE @extschema@.bloom_intersect_agg(f @extschema@.bloom) (
-	SFUNC = @extschema@.bloom_intersect_agg_trans,
-	STYPE = internal,
+	SFUNC = @extschema@.bloom_intersect_agg_step,
+	STYPE = @extschema@.bloom_setop_state,
 	SSPACE = 1024,
-	FINALFUNC = @extschema@.bloom_setop_agg_final,
-	COMBINEFUNC = @extschema@.bloom_intersect_agg_combine,
-	SERIALFUNC = @extschema@.bloom_setop_agg_serialize,
-	DESERIALFUNC = @extschema@.bloom_setop_agg_deserialize,
+	FINALFUNC = @extschema@.bloom_setop_state_final,
+	COMBINEFUNC = @extschema@.bloom_intersect_state_combine,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE @extschema@.bloom_intersect_agg(@extschema@.bloom) IS

@@ -52,9 +52,6 @@ COMMENT ON AGGREGATE @extschema@.multibloom_agg("any") IS
 CREATE FUNCTION @extschema@.multibloom_agg_fixed_trans(internal, capacity bigint, fpp float8, VARIADIC "any")
 	RETURNS internal
 	AS 'MODULE_PATHNAME', 'multibloom_agg_fixed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
-CREATE FUNCTION @extschema@.multibloom_union_agg_trans(internal, @extschema@.multibloom)
-	RETURNS internal
-	AS 'MODULE_PATHNAME', 'multibloom_union_agg_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 CREATE FUNCTION @extschema@.multibloom_agg_combine(internal, internal)
 	RETURNS internal
 	AS 'MODULE_PATHNAME', 'multibloom_agg_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
@@ -64,9 +61,6 @@ CREATE FUNCTION @extschema@.multibloom_agg_serialize(internal)
 CREATE FUNCTION @extschema@.multibloom_agg_deserialize(bytea, internal)
 	RETURNS internal
 	AS 'MODULE_PATHNAME', 'multibloom_agg_deserialize' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-CREATE FUNCTION @extschema@.multibloom_agg_final(internal)
-	RETURNS @extschema@.multibloom
-	AS 'MODULE_PATHNAME', 'multibloom_agg_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 -- Over no rows multibloom_agg_fixed returns an empty filter of the call's
 -- constant shape, so it has its own final function.
 CREATE FUNCTION @extschema@.multibloom_agg_fixed_final(internal)
@@ -74,16 +68,12 @@ CREATE FUNCTION @extschema@.multibloom_agg_fixed_final(internal)
 	AS 'MODULE_PATHNAME', 'multibloom_agg_fixed_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.multibloom_agg_fixed_trans(internal, bigint, float8, "any") IS
 	'transition function of multibloom_agg_fixed';
-COMMENT ON FUNCTION @extschema@.multibloom_union_agg_trans(internal, @extschema@.multibloom) IS
-	'transition function of multibloom_union_agg';
 COMMENT ON FUNCTION @extschema@.multibloom_agg_combine(internal, internal) IS
-	'combine function of multibloom_agg_fixed and multibloom_union_agg';
+	'combine function of multibloom_agg_fixed';
 COMMENT ON FUNCTION @extschema@.multibloom_agg_serialize(internal) IS
-	'serial function of multibloom_agg_fixed and multibloom_union_agg';
+	'serial function of multibloom_agg_fixed';
 COMMENT ON FUNCTION @extschema@.multibloom_agg_deserialize(bytea, internal) IS
-	'deserial function of multibloom_agg_fixed and multibloom_union_agg';
-COMMENT ON FUNCTION @extschema@.multibloom_agg_final(internal) IS
-	'final function of multibloom_union_agg';
+	'deserial function of multibloom_agg_fixed';
 COMMENT ON FUNCTION @extschema@.multibloom_agg_fixed_final(internal) IS
 	'final function of multibloom_agg_fixed';
 
@@ -114,13 +104,19 @@ CREATE AGGREGATE @extschema@.multibloom_agg_sized(capacity bigint, fpp float8, V
 COMMENT ON AGGREGATE @extschema@.multibloom_agg_sized(bigint, float8, "any") IS
 	'deprecated: the former name of multibloom_agg_fixed, which it equals; use multibloom_agg_fixed';
 
+-- The state is the filter itself, united in place (no final function), so
+-- that a distributed database can run it per shard and combine the
+-- partial filters (doc/aggregates.md).
+CREATE FUNCTION @extschema@.multibloom_union_agg_step(@extschema@.multibloom, @extschema@.multibloom)
+	RETURNS @extschema@.multibloom
+	AS 'MODULE_PATHNAME', 'multibloom_union_agg_step' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.multibloom_union_agg_step(@extschema@.multibloom, @extschema@.multibloom) IS
+	'transition and combine function of multibloom_union_agg: unites in place';
+
 CREATE AGGREGATE @extschema@.multibloom_union_agg(f @extschema@.multibloom) (
-	SFUNC = @extschema@.multibloom_union_agg_trans,
-	STYPE = internal,
-	FINALFUNC = @extschema@.multibloom_agg_final,
-	COMBINEFUNC = @extschema@.multibloom_agg_combine,
-	SERIALFUNC = @extschema@.multibloom_agg_serialize,
-	DESERIALFUNC = @extschema@.multibloom_agg_deserialize,
+	SFUNC = @extschema@.multibloom_union_agg_step,
+	STYPE = @extschema@.multibloom,
+	COMBINEFUNC = @extschema@.multibloom_union_agg_step,
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE @extschema@.multibloom_union_agg(@extschema@.multibloom) IS

@@ -99,10 +99,37 @@ for my $from (@sources, $default)
 			    (SELECT multibloom_agg_sized(1000, 0.01, g, g::text) FROM generate_series(1, 300) g));
 		CREATE VIEW sized AS
 			SELECT multibloom_agg_sized(1000, 0.01, g, g::text) AS m FROM generate_series(1, 300) g;
+		-- per-day filters of one shape, and a view of their roll-ups: the
+		-- aggregates whose state changed in 1.2 must keep it working
+		CREATE TABLE days (d int, f bloom, m multibloom);
+		INSERT INTO days
+			SELECT g % 3, bloom_agg(g, 1000, 0.01), multibloom_agg_sized(1000, 0.01, g, g % 7)
+			FROM generate_series(1, 900) g GROUP BY 1;
+		CREATE VIEW rollups AS
+			SELECT bloom_union_agg(f) AS u, bloom_intersect_agg(f) AS i, multibloom_union_agg(m) AS mu
+			FROM days;
 	});
 	my $before = $node->safe_psql($db, $bytes);
+	my $rollups = q{SELECT md5(u::bytea) || ' ' || md5(i::bytea) || ' ' || md5(mu::bytea) FROM rollups};
+	my $rollups_before = $node->safe_psql($db, $rollups);
+	my $view_oid = $node->safe_psql($db, q{SELECT 'rollups'::regclass::oid});
+
+	# A session that prepared a roll-up before the update runs it after.
+	my $session = $node->background_psql($db);
+	$session->query_safe(q{PREPARE rollup AS
+		SELECT md5(bloom_union_agg(f)::bytea) || ' ' || md5(multibloom_union_agg(m)::bytea) FROM days});
+	my $prepared_before = $session->query_safe('EXECUTE rollup');
 
 	$node->safe_psql($db, 'ALTER EXTENSION bloomfilter UPDATE');
+	is($session->query_safe('EXECUTE rollup'), $prepared_before,
+		"from $from: a statement prepared before the update runs after it, same result");
+	$session->quit;
+	is($node->safe_psql($db, q{SELECT 'rollups'::regclass::oid}) . ' ' . $node->safe_psql($db, $rollups),
+		"$view_oid $rollups_before",
+		"from $from: a view using the set-operation aggregates survives the update, same result");
+	is($node->safe_psql($db, q{SELECT md5(bloom_union_agg(f)::bytea) || ' ' || md5(multibloom_union_agg(m)::bytea)
+	                          FROM (SELECT * FROM days ORDER BY d DESC) s}),
+		$prepared_before, "from $from: the updated aggregates give the same result");
 	is($node->safe_psql($db, "SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter'"),
 		$default, "from $from: updated to $default");
 	is($node->safe_psql($db, $bytes), $before,

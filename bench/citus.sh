@@ -1,0 +1,182 @@
+#!/bin/bash
+# Benchmark on a Citus cluster (not a test): a coordinator and two workers on
+# this machine, a fact table `orders` of ROWS rows distributed by id over 32
+# shards, and
+#   1. a filter of the whole table: bloom_agg(customer_id, CAP, 0.01) as
+#      Citus plans it (every shard sends its rows to the coordinator) against
+#      per-shard partial aggregation (each shard builds its filter where the
+#      data lives, run_command_on_shards, and bloom_union_agg combines them
+#      on the coordinator), and against the roll-up of per-shard summaries
+#      stored in a distributed table (bloom_union_agg, which Citus runs per
+#      shard since 1.2);
+#   2. the semijoin of orders with a local dimension table filtered to 1% and
+#      10% of its keys: the plain semijoin (the selected keys travel to every
+#      shard) against the prefilter (only the filter travels);
+#   3. local speed of bloom_union_agg with its 1.2 state (bloom_setop_state)
+#      against the 1.1 internal state, whose C functions remain.
+# Bytes are the kernel's counters of the coordinator's connections to the
+# workers (ss: bytes the workers sent, bytes they received), over one cached
+# connection per worker (citus.max_adaptive_executor_pool_size = 1), so no
+# connection closes before it is counted; time is the best of RUNS runs.
+# Needs Citus installed in that PostgreSQL (scripts/citus.sh builds it).
+#
+#   flock /tmp/bloomfilter-heavy.lock bash bench/citus.sh
+#   ROWS=1000000 bash bench/citus.sh      # quicker
+#
+# Environment: PGBIN (default: pg_config --bindir), PORT (coordinator; the
+# workers take the next two; default 5541), RUNS (default 3; LOCAL_RUNS,
+# default 7, for section 3), CUSTOMERS
+# (keys of the dimension table and distinct customer_id values, default
+# 100000; the filters are sized for them).
+set -euo pipefail
+
+ROWS=${ROWS:-10000000}
+CUSTOMERS=${CUSTOMERS:-100000}
+RUNS=${RUNS:-3}
+LOCAL_RUNS=${LOCAL_RUNS:-7}
+PORT=${PORT:-5541}
+PGBIN=${PGBIN:-$(pg_config --bindir)}
+PORTS=("$PORT" $((PORT + 1)) $((PORT + 2)))
+DIR=$(mktemp -d /tmp/bloom-citus-bench.XXXXXX)
+
+[ -f "$("$PGBIN/pg_config" --pkglibdir)/citus.so" ] ||
+	{ echo "Citus is not installed in $("$PGBIN/pg_config" --pkglibdir) (scripts/citus.sh builds it)" >&2; exit 1; }
+
+as_postgres() {
+	if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+cleanup() {
+	for n in 0 1 2; do
+		as_postgres "$PGBIN/pg_ctl" -D "$DIR/n$n" stop -m immediate >/dev/null 2>&1 || true
+	done
+	rm -rf "$DIR"
+}
+trap cleanup EXIT INT TERM
+[ "$(id -u)" = 0 ] && chown postgres "$DIR"
+
+psql_on() {
+	local port=$1; shift
+	as_postgres "$PGBIN/psql" -X -q -A -t -h 127.0.0.1 -p "$port" -U postgres -v ON_ERROR_STOP=1 -d postgres "$@"
+}
+coord() { psql_on "$PORT" "$@"; }
+
+for n in 0 1 2; do
+	as_postgres "$PGBIN/initdb" -D "$DIR/n$n" -A trust -U postgres >/dev/null
+	as_postgres "$PGBIN/pg_ctl" -D "$DIR/n$n" -l "$DIR/n$n.log" -w -o \
+		"-p ${PORTS[$n]} -k $DIR -c listen_addresses=127.0.0.1 -c shared_preload_libraries=citus -c shared_buffers=1GB -c jit=off -c max_worker_processes=16 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+		start >/dev/null
+	psql_on "${PORTS[$n]}" -c 'CREATE EXTENSION citus'
+done
+coord -c "SELECT citus_set_coordinator_host('127.0.0.1', $PORT)" \
+	-c "SELECT citus_add_node('127.0.0.1', ${PORTS[1]})" -c "SELECT citus_add_node('127.0.0.1', ${PORTS[2]})" >/dev/null
+coord -c 'CREATE EXTENSION bloomfilter'
+
+echo "loading $ROWS rows into orders (32 shards on 2 workers) and $CUSTOMERS customers ..."
+start=$SECONDS
+coord -c 'SET citus.shard_count = 32' \
+	-c 'CREATE TABLE orders (id bigint, customer_id int, amount int)' \
+	-c "SELECT create_distributed_table('orders', 'id')" >/dev/null
+coord -c "INSERT INTO orders SELECT g, (g::bigint * 7919) % $CUSTOMERS, g % 1000 FROM generate_series(1, $ROWS) g" >/dev/null
+coord -c "CREATE TABLE customers (id int PRIMARY KEY, segment int)" \
+	-c "INSERT INTO customers SELECT g, (g * 37) % 1000 FROM generate_series(0, $CUSTOMERS - 1) g" \
+	-c 'VACUUM ANALYZE customers' -c 'VACUUM ANALYZE orders' >/dev/null
+echo "loaded in $((SECONDS - start)) s: $(coord -c 'SELECT count(*) FROM orders') rows"
+
+# Bytes the workers sent and received on their connections from the
+# coordinator, written to a file by psql itself (\!) between the statements
+# of one session: Citus keeps its connections for the session only.
+cat >"$DIR/counters.sh" <<END_OF_SCRIPT
+ss -tinH state established '( sport = :${PORTS[1]} or sport = :${PORTS[2]} )' |
+	awk '{ for (i = 1; i <= NF; i++) { if (\$i ~ /^bytes_sent:/) { split(\$i, a, ":"); s += a[2] }
+	                                   if (\$i ~ /^bytes_received:/) { split(\$i, a, ":"); r += a[2] } } }
+	     END { print s + 0, r + 0 }' >"\$1"
+END_OF_SCRIPT
+chmod 755 "$DIR/counters.sh"
+[ "$(id -u)" = 0 ] && chown postgres "$DIR/counters.sh"
+
+SETTINGS="SET citus.max_adaptive_executor_pool_size = 1; SET max_parallel_workers_per_gather = 0;"
+# measure LABEL SQL: best time of RUNS runs (after one to open the
+# connections), bytes of the last; prints a row.
+measure() {
+	local label=$1 sql=$2 out i
+	out=$(for i in $(seq "$RUNS"); do
+			printf '\\! %s %s\n%s;\n\\! %s %s\n' "$DIR/counters.sh" "$DIR/before" "$sql" "$DIR/counters.sh" "$DIR/after"
+		done | { echo "$SETTINGS"; echo "$sql;"; echo '\timing on'; cat; } | coord)
+	LAST_MS=$(echo "$out" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | sort -n | head -1)
+	read -r s0 r0 <"$DIR/before"
+	read -r s1 r1 <"$DIR/after"
+	printf '%-44s %14d %14d %10.1f\n' "$label" $((s1 - s0)) $((r1 - r0)) "$LAST_MS"
+	LAST_BYTES=$((s1 - s0 + r1 - r0))
+}
+
+CAP=$CUSTOMERS
+echo
+echo "1. a filter of the whole table: bloom_agg(customer_id, $CAP, 0.01), $(coord -c "SELECT pg_size_pretty(octet_length(bloom_empty($CAP, 0.01)::bytea)::bigint)") filter"
+printf '%-44s %14s %14s %10s\n' plan "workers sent" "workers recv" "best ms"
+Q_GATHER="SELECT md5(bloom_agg(customer_id, $CAP, 0.01)::bytea) FROM orders"
+Q_SHARDS="SELECT md5(bloom_union_agg(result::bloom)::bytea) FROM run_command_on_shards('orders',
+	\$\$SELECT bloom_agg(customer_id, $CAP, 0.01) FROM %s\$\$)"
+measure "row gather (Citus plans bloom_agg)" "$Q_GATHER"; G_MS=$LAST_MS; G_B=$LAST_BYTES
+# run_command_on_shards opens connections of its own, closed before the
+# counters can see them: its bytes are the results it receives (text).
+measure "per shard: run_command_on_shards + union" "$Q_SHARDS"; S_MS=$LAST_MS
+S_B=$(coord -c "SELECT sum(octet_length(result)) FROM run_command_on_shards('orders',
+	\$\$SELECT bloom_agg(customer_id, $CAP, 0.01) FROM %s\$\$)")
+echo "  (per shard: the workers sent $S_B bytes of filters as text, not counted above)"
+[ "$(coord -c "$Q_GATHER")" = "$(coord -c "$Q_SHARDS")" ] && echo "  (both give the same filter, byte for byte)"
+coord -c 'CREATE TABLE shard_filters (bucket int, f bloom)' \
+	-c "SELECT create_distributed_table('shard_filters', 'bucket', colocate_with => 'none')" >/dev/null
+coord -c "INSERT INTO shard_filters SELECT shardid, result::bloom FROM run_command_on_shards('orders',
+	\$\$SELECT bloom_agg(customer_id, $CAP, 0.01) FROM %s\$\$)" >/dev/null
+measure "roll-up of 32 stored per-shard filters" "SELECT md5(bloom_union_agg(f)::bytea) FROM shard_filters"
+awk -v g="$G_MS" -v s="$S_MS" -v gb="$G_B" -v sb="$S_B" \
+	'BEGIN { printf "  per shard against row gather: %.1fx faster, %.1fx fewer bytes\n", g / s, gb / sb }'
+echo "  32 x filter bytes (binary): $((32 * $(coord -c "SELECT octet_length(bloom_empty($CAP, 0.01)::bytea)")))"
+
+echo
+echo "2. semijoin of orders with customers (a local table of the coordinator)"
+printf '%-44s %14s %14s %10s\n' plan "workers sent" "workers recv" "best ms"
+for sel in 1 10; do
+	cut=$((sel * 10))
+	Q_PLAIN="SELECT count(*), sum(amount) FROM orders WHERE customer_id IN (SELECT id FROM customers WHERE segment < $cut)"
+	Q_BLOOM="SELECT count(*), sum(amount) FROM orders WHERE bloom_contains((SELECT bloom_agg(id) FROM customers WHERE segment < $cut), customer_id)"
+	keys=$(coord -c "SELECT count(*) FROM customers WHERE segment < $cut")
+	measure "$sel% of keys ($keys): plain semijoin" "$Q_PLAIN"; P_MS=$LAST_MS; P_B=$LAST_BYTES
+	measure "$sel% of keys: bloom prefilter only" "$Q_BLOOM"; B_MS=$LAST_MS; B_B=$LAST_BYTES
+	echo "  rows: semijoin $(coord -c "$Q_PLAIN" | cut -d'|' -f1), prefilter $(coord -c "$Q_BLOOM" | cut -d'|' -f1)" \
+		"(the prefilter's extra rows are its false positives); filter $(coord -c "SELECT octet_length(bloom_agg(id)::bytea) FROM customers WHERE segment < $cut") bytes"
+	awk -v p="$P_MS" -v b="$B_MS" -v pb="$P_B" -v bb="$B_B" \
+		'BEGIN { printf "  prefilter against plain: time %.2fx, bytes %.1fx fewer\n", p / b, pb / bb }'
+done
+
+echo
+echo "3. local speed of bloom_union_agg: 1.2 state against the 1.1 internal state (coordinator, one process)"
+# bloom_union_agg as 1.1 defined it, on the C functions 1.1 databases still use
+coord -c "CREATE FUNCTION old_union_trans(internal, bloom) RETURNS internal AS 'bloomfilter', 'bloom_union_agg_trans' LANGUAGE C" \
+	-c "CREATE FUNCTION old_union_combine(internal, internal) RETURNS internal AS 'bloomfilter', 'bloom_union_agg_combine' LANGUAGE C" \
+	-c "CREATE FUNCTION old_setop_final(internal) RETURNS bloom AS 'bloomfilter', 'bloom_setop_agg_final' LANGUAGE C" \
+	-c "CREATE FUNCTION old_setop_serialize(internal) RETURNS bytea AS 'bloomfilter', 'bloom_setop_agg_serialize' LANGUAGE C STRICT" \
+	-c "CREATE FUNCTION old_setop_deserialize(bytea, internal) RETURNS internal AS 'bloomfilter', 'bloom_setop_agg_deserialize' LANGUAGE C STRICT" \
+	-c "CREATE AGGREGATE old_union_agg(bloom) (SFUNC = old_union_trans, STYPE = internal, SSPACE = 1024,
+		FINALFUNC = old_setop_final, COMBINEFUNC = old_union_combine,
+		SERIALFUNC = old_setop_serialize, DESERIALFUNC = old_setop_deserialize)" \
+	-c "CREATE TABLE small_filters AS SELECT g % 1000 AS grp, bloom_agg(g, 1000, 0.01) AS f FROM generate_series(1, 1000000) g GROUP BY 1, g % 97" \
+	-c "CREATE TABLE big_filters AS SELECT g % 20 AS grp, bloom_agg(g, 1000000, 0.01) AS f FROM generate_series(1, 200000) g GROUP BY 1" >/dev/null
+# measure_local TABLE GROUPING: best of LOCAL_RUNS for each aggregate,
+# interleaved (short queries: more runs to see through the machine's load).
+measure_local() {
+	local i ms agg
+	for i in $(seq "$LOCAL_RUNS"); do
+		for agg in old_union_agg bloom_union_agg; do
+			ms=$(coord -c 'SET max_parallel_workers_per_gather = 0' -c '\timing on' \
+				-c "SELECT count(md5(u::bytea)) FROM (SELECT $agg(f) AS u FROM $1 GROUP BY $2) s" |
+				sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1)
+			echo "$agg $ms"
+		done
+	done | awk '{ if (!($1 in best) || $2 < best[$1]) best[$1] = $2 }
+	            END { printf "%10.1f %10.1f\n", best["old_union_agg"], best["bloom_union_agg"] }'
+}
+printf '%-44s %10s %10s\n' "" "1.1 ms" "1.2 ms"
+printf '%-44s %s\n' "97000 filters of 1.2 kB, 1000 groups" "$(measure_local small_filters grp)"
+printf '%-44s %s\n' "20 filters of 1.2 MB, 1 group" "$(measure_local big_filters 'grp % 1')"

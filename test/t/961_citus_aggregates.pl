@@ -1,0 +1,181 @@
+# The aggregates on a Citus cluster (a coordinator and two workers): the
+# results equal those of one server, byte for byte (fixed shapes, and
+# data-sized filters, which depend only on the set of values); the set
+# operation aggregates run per shard and are combined on the coordinator
+# (worker_partial_agg / coord_combine_agg: only states travel); bloom_agg
+# and multibloom_agg, whose arguments are polymorphic, are gathered as rows
+# (Citus 13.2 refuses to split them) unless grouped by the distribution
+# column; per-day and per-shard summaries roll up with bloom_union_agg; and
+# CREATE EXTENSION reaches the workers.
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use BloomCitus;
+
+skip_without_citus();
+my ($coordinator, @workers) = citus_cluster(2);
+sub sql { return $coordinator->safe_psql('postgres', $_[0]); }
+
+# ---- CREATE EXTENSION on the coordinator reaches the workers ----
+
+my $default = sql("SELECT default_version FROM pg_available_extensions WHERE name = 'bloomfilter'");
+sql('CREATE EXTENSION bloomfilter');
+for my $i (0 .. $#workers)
+{
+	is($workers[$i]->safe_psql('postgres',
+			"SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter'"),
+		$default, 'CREATE EXTENSION on the coordinator created it on worker ' . ($i + 1));
+}
+
+# orders: distributed by id over 32 shards; orders_local: the same rows in
+# a plain table of the coordinator, the single-server reference.
+my $rows = q{SELECT g, (g * 7919) % 5000, CASE WHEN g % 3 = 0 THEN 'EU' ELSE 'US' END,
+                    date '2024-01-01' + (g % 7), g % 100
+             FROM generate_series(1, 20000) g};
+sql(qq{
+	CREATE TABLE orders (id bigint PRIMARY KEY, customer_id int, region text, day date, amount int);
+	SELECT create_distributed_table('orders', 'id');
+	INSERT INTO orders $rows;
+	CREATE TABLE orders_local (id bigint PRIMARY KEY, customer_id int, region text, day date, amount int);
+	INSERT INTO orders_local $rows;
+});
+is(sql(q{SELECT count(*) FROM pg_dist_shard WHERE logicalrelid = 'orders'::regclass}), 32,
+	'orders has 32 shards');
+is(sql(q{SELECT count(DISTINCT nodeport) FROM pg_dist_shard_placement p
+         JOIN pg_dist_shard s USING (shardid) WHERE logicalrelid = 'orders'::regclass}), 2,
+	'its shards are on both workers');
+
+# $expr over $from (orders on Citus, orders_local on one server): the same bytes.
+sub same_as_single_server
+{
+	my ($expr, $what, $where) = @_;
+	$where //= 'true';
+	my $dist = sql("SELECT md5(($expr)::bytea) FROM orders WHERE $where");
+	my $local = sql("SELECT md5(($expr)::bytea) FROM orders_local WHERE $where");
+	isnt($local, '', "$what: a result on one server");
+	is($dist, $local, "$what: Citus gives the single-server bytes");
+	return;
+}
+
+# ---- bloom_agg and multibloom_agg: gathered, equal ----
+
+for my $case (
+	[ 'bloom_agg(customer_id)',                          'data-sized bloom_agg' ],
+	[ 'bloom_agg(region)',                               'data-sized bloom_agg of text (a list)' ],
+	[ 'bloom_agg(customer_id, 10000, 0.01)',             'fixed-shape bloom_agg' ],
+	[ q{bloom_agg(customer_id, 10000, 0.01, 'blocked')}, 'blocked bloom_agg' ],
+	[ 'multibloom_agg(customer_id, region)',             'data-sized multibloom_agg' ],
+	[ 'multibloom_agg_fixed(10000, 0.01, customer_id, region)', 'fixed-shape multibloom_agg' ])
+{
+	same_as_single_server(@$case);
+}
+
+# The matrix layout puts a value in the row that needs the fewest new bits,
+# so its bits depend on the order of the rows, which a gather changes: the
+# same shape and members.
+is(sql(q{WITH f AS (SELECT bloom_agg(customer_id, 10000, 0.01, 'matrix') AS f FROM orders)
+         SELECT (SELECT count(*) FROM orders_local, f WHERE NOT bloom_contains(f, customer_id))
+                || ' ' || (SELECT nbits FROM bloom_info(f))
+                || ' ' || (SELECT inserted FROM bloom_info(f)) FROM f}),
+	'0 ' . sql(q{SELECT nbits || ' ' || inserted FROM bloom_info(
+	                    (SELECT bloom_agg(customer_id, 10000, 0.01, 'matrix') FROM orders_local))}),
+	'matrix bloom_agg: every value, the single-server shape and insert count');
+
+# Over no row, one server reads the shape from the call's constants; Citus
+# hands the coordinator's aggregate columns of the gathered rows instead, so
+# the result is NULL (README, "Citus").
+is(sql(q{SELECT coalesce(md5(bloom_agg(customer_id, 10000, 0.01)::bytea), 'null')
+         FROM orders WHERE amount > 1000}), 'null',
+	'fixed-shape bloom_agg over no row on Citus: NULL');
+
+# What Citus does with them: every shard sends its rows (documented in the
+# README; the arguments are polymorphic, which worker_partial_agg rejects).
+my @tasks = task_queries($coordinator, 'SELECT bloom_agg(customer_id, 10000, 0.01) FROM orders');
+is(scalar(@tasks), 32, 'bloom_agg over orders: one task per shard');
+is(scalar(grep { /^SELECT customer_id AS bloom_agg\b/ } @tasks), 32,
+	'bloom_agg over orders: each shard sends its values (a row gather)');
+
+# Grouped by the distribution column, the whole aggregate runs on the shards.
+@tasks = task_queries($coordinator,
+	'SELECT id, bloom_agg(customer_id, 100, 0.01) FROM orders GROUP BY id');
+is(scalar(grep { /bloom_agg\(customer_id, '100'::bigint, '0\.01'::double precision\).*GROUP BY id/ } @tasks),
+	32, 'grouped by the distribution column: bloom_agg runs on every shard');
+my $by_id = q{SELECT md5(string_agg(id || ':' || md5(f::bytea), ',' ORDER BY id))
+              FROM (SELECT id, bloom_agg(customer_id, 100, 0.01) AS f FROM %s GROUP BY id) s};
+is(sql(sprintf($by_id, 'orders')), sql(sprintf($by_id, 'orders_local')),
+	'grouped by the distribution column: the single-server filters');
+my $by_day = q{SELECT md5(string_agg(day || ':' || md5(f::bytea) || ':' || md5(m::bytea), ',' ORDER BY day))
+               FROM (SELECT day, bloom_agg(customer_id) AS f, multibloom_agg(customer_id, region) AS m
+                     FROM %s GROUP BY day) s};
+is(sql(sprintf($by_day, 'orders')), sql(sprintf($by_day, 'orders_local')),
+	'grouped by another column: the single-server filters');
+
+# ---- per-day summaries: bloom_union_agg and friends run per shard ----
+
+# One filter per (bucket, day), distributed by bucket, and the same on one server.
+my $summary = q{SELECT (id %% 8)::int, day, bloom_agg(customer_id, 10000, 0.01), bloom_agg(customer_id),
+                       multibloom_agg_fixed(10000, 0.01, customer_id, region)
+                FROM %s GROUP BY 1, 2};
+sql(sprintf(q{
+	CREATE TABLE daily (bucket int, day date, f bloom, d bloom, m multibloom);
+	SELECT create_distributed_table('daily', 'bucket');
+	INSERT INTO daily %s;
+	CREATE TABLE daily_local (bucket int, day date, f bloom, d bloom, m multibloom);
+	INSERT INTO daily_local %s;
+}, sprintf($summary, 'orders'), sprintf($summary, 'orders_local')));
+is(sql('SELECT count(*) FROM daily'), 56, '56 per-day summaries (8 buckets x 7 days)');
+
+for my $agg ('bloom_union_agg(f)', 'bloom_intersect_agg(f)', 'bloom_union_agg(d)', 'multibloom_union_agg(m)')
+{
+	@tasks = task_queries($coordinator, "SELECT $agg FROM daily");
+	my ($name, $arg) = $agg =~ /^(\w+)\((\w)\)$/;
+	my $type = $name =~ /^multi/ ? 'multibloom' : 'bloom';
+	is(scalar(grep { /^SELECT worker_partial_agg\('public\.$name\(public\.$type\)'::regprocedure, $arg\)/ } @tasks),
+		scalar(@tasks), "$agg: every shard computes a partial state (no row gather)");
+	like($coordinator->safe_psql('postgres', "EXPLAIN (VERBOSE, COSTS OFF) SELECT $agg FROM daily"),
+		qr/coord_combine_agg\(/, "$agg: the coordinator combines the states");
+	is(sql("SELECT md5(${agg}::bytea) FROM daily"), sql("SELECT md5(${agg}::bytea) FROM daily_local"),
+		"$agg: the single-server bytes");
+}
+
+# The roll-ups equal the filter of the whole table, and of each day.
+is(sql('SELECT md5(bloom_union_agg(f)::bytea) FROM daily'),
+	sql('SELECT md5(bloom_agg(customer_id, 10000, 0.01)::bytea) FROM orders_local'),
+	'the roll-up of the fixed-shape summaries is the filter of the whole table');
+is(sql('SELECT md5(multibloom_union_agg(m)::bytea) FROM daily'),
+	sql('SELECT md5(multibloom_agg_fixed(10000, 0.01, customer_id, region)::bytea) FROM orders_local'),
+	'the roll-up of the multibloom summaries is the filter of the whole table');
+is(sql(q{WITH u AS (SELECT bloom_union_agg(d) AS f FROM daily)
+         SELECT count(*) FROM orders_local, u WHERE NOT bloom_contains(f, customer_id)}), 0,
+	'the roll-up of the data-sized summaries holds every value');
+my $per_day = q{SELECT md5(string_agg(day || ':' || md5(f::bytea), ',' ORDER BY day))
+                FROM (SELECT day, %s AS f FROM %s GROUP BY day) s};
+is(sql(sprintf($per_day, 'bloom_union_agg(f)', 'daily')),
+	sql(sprintf($per_day, 'bloom_agg(customer_id, 10000, 0.01)', 'orders_local')),
+	'grouped by day (not the distribution column): each roll-up is the filter of its day');
+@tasks = task_queries($coordinator, 'SELECT day, bloom_union_agg(f) FROM daily GROUP BY day');
+is(scalar(grep { /worker_partial_agg\(.*GROUP BY day/ } @tasks), scalar(@tasks),
+	'grouped by day: the shards compute partial states per day');
+is(sql(sprintf($per_day, 'bloom_union_agg(d)', 'daily')),
+	sql(sprintf($per_day, 'bloom_union_agg(d)', 'daily_local')),
+	'grouped by day: the data-sized roll-ups are the single-server ones');
+is(sql(q{SELECT coalesce(md5(bloom_union_agg(f)::bytea), 'null') FROM daily WHERE day > '2030-01-01'}),
+	'null', 'bloom_union_agg over no row: NULL, as on one server');
+
+# ---- per-shard summaries: bloom_agg computed where the data lives ----
+
+# The route for a whole-table bloom_agg that moves one filter per shard.
+sql(q{CREATE TABLE per_shard AS
+	SELECT shardid, result::bloom AS f
+	FROM run_command_on_shards('orders', $$SELECT bloom_agg(customer_id, 10000, 0.01) FROM %s$$)});
+is(sql('SELECT count(*) FROM per_shard'), 32, 'one summary per shard');
+is(sql('SELECT md5(bloom_union_agg(f)::bytea) FROM per_shard'),
+	sql('SELECT md5(bloom_agg(customer_id, 10000, 0.01)::bytea) FROM orders_local'),
+	'the roll-up of the per-shard summaries is the filter of the whole table');
+
+done_testing();
