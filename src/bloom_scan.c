@@ -855,7 +855,6 @@ bloom_scan_init(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
-	MarkGUCPrefixReserved("bloomfilter");
 
 	RegisterCustomScanMethods(&batch_scan_methods);
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;

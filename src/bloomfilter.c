@@ -10,6 +10,7 @@
 #include "nodes/primnodes.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/typcache.h"
@@ -29,6 +30,12 @@ _PG_init(void)
 {
 	bloom_semijoin_init();
 	bloom_scan_init();
+	/*
+	 * Only once every setting is defined: reserving the prefix drops the
+	 * placeholders of settings not defined yet, such as a value of
+	 * bloomfilter.enable_batch_scan set before the library was loaded.
+	 */
+	MarkGUCPrefixReserved("bloomfilter");
 }
 
 /* A toasted filter bigger than this is re-read rather than compared. */

@@ -1485,7 +1485,6 @@ bloom_semijoin_init(void)
 							"Largest semijoin prefilter sent to the remote servers, all scans together.",
 							NULL, &semijoin_max_filter_kb, 16384, 1, MAX_FILTER_KB,
 							PGC_USERSET, GUC_UNIT_KB, NULL, NULL, NULL);
-	MarkGUCPrefixReserved("bloomfilter");
 
 	prev_planner_hook = planner_hook;
 	planner_hook = semijoin_planner;
