@@ -2,13 +2,13 @@
 # Benchmark on a Citus cluster (not a test): a coordinator and two workers on
 # this machine, a fact table `orders` of ROWS rows distributed by id over 32
 # shards, and
-#   1. a filter of the whole table: bloom_agg(customer_id, CAP, 0.01) as
-#      Citus plans it (every shard sends its rows to the coordinator) against
-#      per-shard partial aggregation (each shard builds its filter where the
-#      data lives, run_command_on_shards, and bloom_union_agg combines them
-#      on the coordinator), and against the roll-up of per-shard summaries
-#      stored in a distributed table (bloom_union_agg, which Citus runs per
-#      shard since 1.2);
+#   1. a filter of the whole table: bloom_agg(customer_id, CAP, 0.01) with
+#      the rewrite off (Citus gathers every shard's rows to the coordinator)
+#      against the default, where each shard builds a partial filter
+#      (worker_partial_agg of the hashed twin) and the coordinator combines
+#      them; against run_command_on_shards + bloom_union_agg by hand, and the
+#      roll-up of per-shard summaries stored in a distributed table; then
+#      the other forms (data-sized, blocked, multibloom) off against on;
 #   2. the semijoin of orders with a local dimension table filtered to 1% and
 #      10% of its keys: the plain semijoin (the selected keys travel to every
 #      shard) against the prefilter (only the filter travels);
@@ -64,7 +64,7 @@ coord() { psql_on "$PORT" "$@"; }
 for n in 0 1 2; do
 	as_postgres "$PGBIN/initdb" -D "$DIR/n$n" -A trust -U postgres >/dev/null
 	as_postgres "$PGBIN/pg_ctl" -D "$DIR/n$n" -l "$DIR/n$n.log" -w -o \
-		"-p ${PORTS[$n]} -k $DIR -c listen_addresses=127.0.0.1 -c shared_preload_libraries=citus -c shared_buffers=1GB -c jit=off -c max_worker_processes=16 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+		"-p ${PORTS[$n]} -k $DIR -c listen_addresses=127.0.0.1 -c shared_preload_libraries=citus,bloomfilter -c shared_buffers=1GB -c jit=off -c max_worker_processes=16 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
 		start >/dev/null
 	psql_on "${PORTS[$n]}" -c 'CREATE EXTENSION citus'
 done
@@ -114,25 +114,48 @@ CAP=$CUSTOMERS
 echo
 echo "1. a filter of the whole table: bloom_agg(customer_id, $CAP, 0.01), $(coord -c "SELECT pg_size_pretty(octet_length(bloom_empty($CAP, 0.01)::bytea)::bigint)") filter"
 printf '%-44s %14s %14s %10s\n' plan "workers sent" "workers recv" "best ms"
-Q_GATHER="SELECT md5(bloom_agg(customer_id, $CAP, 0.01)::bytea) FROM orders"
+Q_AGG="SELECT md5(bloom_agg(customer_id, $CAP, 0.01)::bytea) FROM orders"
 Q_SHARDS="SELECT md5(bloom_union_agg(result::bloom)::bytea) FROM run_command_on_shards('orders',
 	\$\$SELECT bloom_agg(customer_id, $CAP, 0.01) FROM %s\$\$)"
-measure "row gather (Citus plans bloom_agg)" "$Q_GATHER"; G_MS=$LAST_MS; G_B=$LAST_BYTES
+BASE_SETTINGS=$SETTINGS
+OFF="SET bloomfilter.distributed_aggregates = off;"
+SETTINGS="$BASE_SETTINGS $OFF"
+measure "row gather (rewrite off)" "$Q_AGG"; G_MS=$LAST_MS; G_B=$LAST_BYTES
+SETTINGS=$BASE_SETTINGS
+measure "per shard: worker_partial_agg (default)" "$Q_AGG"; P_MS=$LAST_MS; P_B=$LAST_BYTES
 # run_command_on_shards opens connections of its own, closed before the
 # counters can see them: its bytes are the results it receives (text).
 measure "per shard: run_command_on_shards + union" "$Q_SHARDS"; S_MS=$LAST_MS
 S_B=$(coord -c "SELECT sum(octet_length(result)) FROM run_command_on_shards('orders',
 	\$\$SELECT bloom_agg(customer_id, $CAP, 0.01) FROM %s\$\$)")
-echo "  (per shard: the workers sent $S_B bytes of filters as text, not counted above)"
-[ "$(coord -c "$Q_GATHER")" = "$(coord -c "$Q_SHARDS")" ] && echo "  (both give the same filter, byte for byte)"
+echo "  (run_command_on_shards: the workers sent $S_B bytes of filters as text, not counted above)"
+same=$( { coord -c "$OFF $Q_AGG"; coord -c "$Q_AGG"; coord -c "$Q_SHARDS"; } | sort -u | wc -l)
+[ "$same" = 1 ] && echo "  (all three give the same filter, byte for byte)" || echo "  (THE FILTERS DIFFER)"
 coord -c 'CREATE TABLE shard_filters (bucket int, f bloom)' \
 	-c "SELECT create_distributed_table('shard_filters', 'bucket', colocate_with => 'none')" >/dev/null
 coord -c "INSERT INTO shard_filters SELECT shardid, result::bloom FROM run_command_on_shards('orders',
 	\$\$SELECT bloom_agg(customer_id, $CAP, 0.01) FROM %s\$\$)" >/dev/null
 measure "roll-up of 32 stored per-shard filters" "SELECT md5(bloom_union_agg(f)::bytea) FROM shard_filters"
-awk -v g="$G_MS" -v s="$S_MS" -v gb="$G_B" -v sb="$S_B" \
-	'BEGIN { printf "  per shard against row gather: %.1fx faster, %.1fx fewer bytes\n", g / s, gb / sb }'
-echo "  32 x filter bytes (binary): $((32 * $(coord -c "SELECT octet_length(bloom_empty($CAP, 0.01)::bytea)")))"
+FILTER_BYTES=$(coord -c "SELECT octet_length(bloom_empty($CAP, 0.01)::bytea)")
+awk -v g="$G_MS" -v p="$P_MS" -v s="$S_MS" -v gb="$G_B" -v pb="$P_B" -v sb="$S_B" -v fb="$FILTER_BYTES" \
+	'BEGIN { printf "  worker_partial_agg against row gather: %.1fx faster, %.1fx fewer bytes\n", g / p, gb / pb
+	         printf "  run_command_on_shards against row gather: %.1fx faster\n", g / s
+	         printf "  bytes moved by worker_partial_agg: %d = %.2f x (32 shards x %d filter bytes)\n", pb, pb / (32 * fb), fb }'
+
+echo
+echo "1b. the other forms: rewrite off (row gather) against on (per shard)"
+printf '%-44s %14s %14s %10s\n' plan "workers sent" "workers recv" "best ms"
+for expr in "bloom_agg(customer_id)" "bloom_agg(customer_id, $CAP, 0.01, 'blocked')" \
+	"multibloom_agg(customer_id, amount)" "multibloom_agg_fixed($CAP, 0.01, customer_id, amount)"; do
+	q="SELECT md5(($expr)::bytea) FROM orders"
+	SETTINGS="$BASE_SETTINGS $OFF"
+	measure "$expr, off" "$q"; O_MS=$LAST_MS; O_B=$LAST_BYTES
+	SETTINGS=$BASE_SETTINGS
+	measure "$expr, on" "$q"
+	[ "$(coord -c "$OFF $q")" = "$(coord -c "$q")" ] && eq="the same bytes" || eq="DIFFERENT BYTES"
+	awk -v o="$O_MS" -v n="$LAST_MS" -v ob="$O_B" -v nb="$LAST_BYTES" -v eq="$eq" \
+		'BEGIN { printf "  on against off: %.1fx faster, %.1fx fewer bytes, %s\n", o / n, ob / nb, eq }'
+done
 
 echo
 echo "2. semijoin of orders with customers (a local table of the coordinator)"
@@ -180,3 +203,18 @@ measure_local() {
 printf '%-44s %10s %10s\n' "" "1.1 ms" "1.2 ms"
 printf '%-44s %s\n' "97000 filters of 1.2 kB, 1000 groups" "$(measure_local small_filters grp)"
 printf '%-44s %s\n' "20 filters of 1.2 MB, 1 group" "$(measure_local big_filters 'grp % 1')"
+
+echo
+echo "4. local speed of bloom_agg against its hashed twin, what each shard runs (coordinator, one process)"
+coord -c "CREATE TABLE keys AS SELECT (g::bigint * 7919) % $CUSTOMERS AS k FROM generate_series(1, 2000000) g" \
+	-c 'VACUUM ANALYZE keys' >/dev/null
+# best of LOCAL_RUNS for each query, interleaved
+for i in $(seq "$LOCAL_RUNS"); do
+	for q in "count(*)" "bloom_agg(k, $CAP, 0.01)" "bloom_agg_hashed(bloom_value_hash(k, 0), $CAP, 0.01)" \
+		"bloom_agg(k)" "bloom_agg_hashed(bloom_value_hash(k, 0))"; do
+		ms=$(coord -c 'SET max_parallel_workers_per_gather = 0' -c '\timing on' \
+			-c "SELECT $q IS NOT NULL FROM keys" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1)
+		echo "$q|$ms"
+	done
+done | awk -F'|' '{ if (!($1 in best) || $2 < best[$1]) { best[$1] = $2 }; if (!($1 in seen)) { seen[$1] = 1; order[n++] = $1 } }
+	END { for (i = 0; i < n; i++) printf "%-58s %8.1f ms  %.2fx count(*)\n", order[i], best[order[i]], best[order[i]] / best["count(*)"] }'

@@ -1,11 +1,12 @@
 # The aggregates on a Citus cluster (a coordinator and two workers): the
 # results equal those of one server, byte for byte (fixed shapes, and
-# data-sized filters, which depend only on the set of values); the set
-# operation aggregates run per shard and are combined on the coordinator
-# (worker_partial_agg / coord_combine_agg: only states travel); bloom_agg
-# and multibloom_agg, whose arguments are polymorphic, are gathered as rows
-# (Citus 13.2 refuses to split them) unless grouped by the distribution
-# column; per-day and per-shard summaries roll up with bloom_union_agg; and
+# data-sized filters, which depend only on the set of values); every
+# aggregate runs per shard and is combined on the coordinator
+# (worker_partial_agg / coord_combine_agg: only states travel): the set
+# operation aggregates as they are, bloom_agg and multibloom_agg through the
+# rewrite into their hashed twins (bloomfilter.distributed_aggregates);
+# with the rewrite off they are gathered as rows and still give the same
+# bytes; per-day and per-shard summaries roll up with bloom_union_agg; and
 # CREATE EXTENSION reaches the workers.
 use strict;
 use warnings;
@@ -62,21 +63,51 @@ sub same_as_single_server
 	return;
 }
 
-# ---- bloom_agg and multibloom_agg: gathered, equal ----
+# ---- bloom_agg and multibloom_agg: per shard, equal ----
 
-for my $case (
-	[ 'bloom_agg(customer_id)',                          'data-sized bloom_agg' ],
-	[ 'bloom_agg(region)',                               'data-sized bloom_agg of text (a list)' ],
-	[ 'bloom_agg(customer_id, 10000, 0.01)',             'fixed-shape bloom_agg' ],
-	[ q{bloom_agg(customer_id, 10000, 0.01, 'blocked')}, 'blocked bloom_agg' ],
-	[ 'multibloom_agg(customer_id, region)',             'data-sized multibloom_agg' ],
-	[ 'multibloom_agg_fixed(10000, 0.01, customer_id, region)', 'fixed-shape multibloom_agg' ])
+# Each form, its hashed twin, and how many value hashes the shards compute.
+my @forms = (
+	[ 'bloom_agg(customer_id)',                          'data-sized bloom_agg',       'bloom_agg_hashed' ],
+	[ 'bloom_agg(region)',                               'data-sized bloom_agg of text (a list)', 'bloom_agg_hashed' ],
+	[ 'bloom_agg(customer_id, 10000, 0.01)',             'fixed-shape bloom_agg',      'bloom_agg_hashed' ],
+	[ q{bloom_agg(customer_id, 10000, 0.01, 'blocked')}, 'blocked bloom_agg',          'bloom_agg_hashed' ],
+	[ 'multibloom_agg(customer_id, region)',             'data-sized multibloom_agg',  'multibloom_agg_hashed' ],
+	[ 'multibloom_agg_fixed(10000, 0.01, customer_id, region)', 'fixed-shape multibloom_agg',
+		'multibloom_agg_fixed_hashed' ],
+	[ 'multibloom_agg_sized(10000, 0.01, customer_id, region)', 'sized multibloom_agg',
+		'multibloom_agg_sized_hashed' ]);
+for my $form (@forms)
 {
-	same_as_single_server(@$case);
+	my ($expr, $what, $twin) = @$form;
+	same_as_single_server($expr, $what);
+	my @tasks = task_queries($coordinator, "SELECT $expr FROM orders");
+	is(scalar(@tasks), 32, "$what: one task per shard");
+	is(scalar(grep { /^SELECT worker_partial_agg\('public\.$twin\(/ && /public\.bloom_value_hash\(/ } @tasks),
+		32, "$what: every shard hashes its values and builds a partial state (no row gather)");
+	like($coordinator->safe_psql('postgres', "EXPLAIN (VERBOSE, COSTS OFF) SELECT $expr FROM orders"),
+		qr/coord_combine_agg\(/, "$what: the coordinator combines the states");
+	# Without the rewrite Citus gathers the rows; the bytes are the same.
+	my $off = $coordinator->safe_psql('postgres',
+		"SET bloomfilter.distributed_aggregates = off; SELECT md5(($expr)::bytea) FROM orders");
+	is($off, sql("SELECT md5(($expr)::bytea) FROM orders_local"),
+		"$what: the row gather (rewrite off) gives the same bytes");
 }
+my @gather = task_queries($coordinator,
+	'SET bloomfilter.distributed_aggregates = off; SELECT bloom_agg(customer_id, 10000, 0.01) FROM orders');
+is(scalar(grep { /^SELECT customer_id AS bloom_agg\b/ } @gather), 32,
+	'with the rewrite off, each shard sends its values (a row gather)');
+
+# Several aggregates, an expression over one, HAVING and a FILTER clause:
+# the single-server result.
+my $mixed = q{SELECT md5(bloom_agg(customer_id, 10000, 0.01)::bytea)
+                  || md5(coalesce(bloom_agg(region) FILTER (WHERE amount < 10), bloom_empty(1, 0.5))::bytea)
+                  || md5(multibloom_agg(customer_id, day)::bytea)
+           FROM %s HAVING count(*) > 0};
+is(sql(sprintf($mixed, 'orders')), sql(sprintf($mixed, 'orders_local')),
+	'several aggregates, FILTER and HAVING: the single-server bytes');
 
 # The matrix layout puts a value in the row that needs the fewest new bits,
-# so its bits depend on the order of the rows, which a gather changes: the
+# so its bits depend on the order of the rows, which the shards change: the
 # same shape and members.
 is(sql(q{WITH f AS (SELECT bloom_agg(customer_id, 10000, 0.01, 'matrix') AS f FROM orders)
          SELECT (SELECT count(*) FROM orders_local, f WHERE NOT bloom_contains(f, customer_id))
@@ -86,25 +117,21 @@ is(sql(q{WITH f AS (SELECT bloom_agg(customer_id, 10000, 0.01, 'matrix') AS f FR
 	                    (SELECT bloom_agg(customer_id, 10000, 0.01, 'matrix') FROM orders_local))}),
 	'matrix bloom_agg: every value, the single-server shape and insert count');
 
-# Over no row, one server reads the shape from the call's constants; Citus
-# hands the coordinator's aggregate columns of the gathered rows instead, so
-# the result is NULL (README, "Citus").
-is(sql(q{SELECT coalesce(md5(bloom_agg(customer_id, 10000, 0.01)::bytea), 'null')
-         FROM orders WHERE amount > 1000}), 'null',
-	'fixed-shape bloom_agg over no row on Citus: NULL');
-
-# What Citus does with them: every shard sends its rows (documented in the
-# README; the arguments are polymorphic, which worker_partial_agg rejects).
-my @tasks = task_queries($coordinator, 'SELECT bloom_agg(customer_id, 10000, 0.01) FROM orders');
-is(scalar(@tasks), 32, 'bloom_agg over orders: one task per shard');
-is(scalar(grep { /^SELECT customer_id AS bloom_agg\b/ } @tasks), 32,
-	'bloom_agg over orders: each shard sends its values (a row gather)');
+# Over no row: the single-server results (the empty filter of the shape, the
+# empty data-sized filter).
+for my $expr ('bloom_agg(customer_id, 10000, 0.01)', 'bloom_agg(customer_id)',
+	'multibloom_agg(customer_id, region)', 'multibloom_agg_fixed(10000, 0.01, customer_id, region)')
+{
+	is(sql("SELECT coalesce(md5(($expr)::bytea), 'null') FROM orders WHERE amount > 1000"),
+		sql("SELECT coalesce(md5(($expr)::bytea), 'null') FROM orders_local WHERE amount > 1000"),
+		"$expr over no row: the single-server result");
+}
 
 # Grouped by the distribution column, the whole aggregate runs on the shards.
-@tasks = task_queries($coordinator,
+my @tasks = task_queries($coordinator,
 	'SELECT id, bloom_agg(customer_id, 100, 0.01) FROM orders GROUP BY id');
-is(scalar(grep { /bloom_agg\(customer_id, '100'::bigint, '0\.01'::double precision\).*GROUP BY id/ } @tasks),
-	32, 'grouped by the distribution column: bloom_agg runs on every shard');
+is(scalar(grep { /bloom_agg_hashed\(public\.bloom_value_hash\(customer_id, .*'100'::bigint, '0\.01'::double precision\).*GROUP BY id/ } @tasks),
+	32, 'grouped by the distribution column: the whole aggregate runs on every shard');
 my $by_id = q{SELECT md5(string_agg(id || ':' || md5(f::bytea), ',' ORDER BY id))
               FROM (SELECT id, bloom_agg(customer_id, 100, 0.01) AS f FROM %s GROUP BY id) s};
 is(sql(sprintf($by_id, 'orders')), sql(sprintf($by_id, 'orders_local')),

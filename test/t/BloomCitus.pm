@@ -1,9 +1,10 @@
 # Helpers shared by the Citus tests (test/t/96x_citus_*.pl): a cluster of a
 # coordinator and workers on this machine, each with
-# shared_preload_libraries = 'citus', and what the tests read from its
-# plans.  A test file skips itself whole when Citus is not installed in the
-# PostgreSQL under test (scripts/test builds it where it can; see
-# scripts/citus.sh).  Load with
+# shared_preload_libraries = 'citus,bloomfilter' (so the coordinator's
+# planner hooks are there from a session's first statement, as the README
+# asks), and what the tests read from its plans.  A test file skips itself
+# whole when Citus is not installed in the PostgreSQL under test
+# (scripts/test builds it where it can; see scripts/citus.sh).  Load with
 #   use FindBin; use lib $FindBin::RealBin; use BloomCitus;
 package BloomCitus;
 
@@ -42,7 +43,7 @@ sub citus_cluster
 		$node->init;
 		# Citus connects between nodes over TCP, as in production.
 		$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'citus'
+shared_preload_libraries = 'citus,bloomfilter'
 listen_addresses = '127.0.0.1'
 max_connections = 100
 max_worker_processes = 16
