@@ -26,35 +26,12 @@ QUERIES=${QUERIES:-$(dirname "$0")/semijoin_auto.sql}
 LOCAL_PORT=$((PORT_BASE + 1))
 REMOTE_PORT=$((PORT_BASE + 2))
 
-as_pg() {
-	if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
+. "$(dirname "$0")/lib.sh"
+bench_workdir bloom-semijoin-auto
 
-WORK=$(mktemp -d /tmp/bloom-semijoin-auto.XXXXXX)
-[ "$(id -u)" = 0 ] && chown postgres "$WORK"
-cleanup() {
-	for node in local remote; do
-		[ -f "$WORK/$node/postmaster.pid" ] &&
-			as_pg "$PGBIN/pg_ctl" -D "$WORK/$node" -m immediate stop >/dev/null 2>&1 || true
-	done
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-start_node() {
-	local node=$1 port=$2 listen=$3 extra=$4
-	as_pg "$PGBIN/initdb" -D "$WORK/$node" -A trust -U postgres >/dev/null
-	as_pg "$PGBIN/pg_ctl" -D "$WORK/$node" -l "$WORK/$node.log" -w \
-		-o "-p $port -k $WORK -c listen_addresses='$listen' -c shared_buffers=512MB -c work_mem=64MB -c max_parallel_workers_per_gather=0 $extra" \
-		start >/dev/null
-}
-psql_on() {
-	local port=$1; shift
-	as_pg "$PGBIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$WORK" -p "$port" -U postgres -d postgres "$@"
-}
-
-start_node remote "$REMOTE_PORT" 127.0.0.1 ""
-start_node local "$LOCAL_PORT" '' "-c session_preload_libraries=bloomfilter"
+OPTIONS="-c shared_buffers=512MB -c work_mem=64MB -c max_parallel_workers_per_gather=0"
+start_node remote "$REMOTE_PORT" 127.0.0.1 "$OPTIONS"
+start_node local "$LOCAL_PORT" '' "$OPTIONS -c session_preload_libraries=bloomfilter"
 
 ORDERS=$(awk -v s="$SCALE" 'BEGIN { printf "%d", 1500000 * s }')
 CUSTOMERS=$(awk -v s="$SCALE" 'BEGIN { printf "%d", 150000 * s }')
