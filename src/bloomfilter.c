@@ -18,6 +18,7 @@
 #include "bloomfilter.h"
 #include "bloom_scan.h"
 #include "core/base64.h"
+#include "distributed_agg.h"
 #include "semijoin.h"
 
 PG_MODULE_MAGIC;
@@ -30,6 +31,7 @@ _PG_init(void)
 {
 	bloom_semijoin_init();
 	bloom_scan_init();
+	bloom_distributed_agg_init();
 	/*
 	 * Only once every setting is defined: reserving the prefix drops the
 	 * placeholders of settings not defined yet, such as a value of
