@@ -5,6 +5,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_aggregate.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "nodes/primnodes.h"
@@ -13,6 +14,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 #include "utils/typcache.h"
 
 #include "bloomfilter.h"
@@ -592,4 +594,24 @@ agg_const_arg(FunctionCallInfo fcinfo, int argno, Datum *value)
 		return false;
 	*value = ((Const *) arg)->constvalue;
 	return true;
+}
+
+bool
+agg_call_is_own(FunctionCallInfo fcinfo)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	HeapTuple	tuple;
+	Form_pg_aggregate agg;
+	bool		own;
+
+	if (aggref == NULL)
+		return false;
+	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggref->aggfnoid));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	agg = (Form_pg_aggregate) GETSTRUCT(tuple);
+	own = agg->aggtransfn == fcinfo->flinfo->fn_oid ||
+		agg->aggfinalfn == fcinfo->flinfo->fn_oid;
+	ReleaseSysCache(tuple);
+	return own;
 }
