@@ -154,3 +154,203 @@ COMMENT ON FUNCTION @extschema@.multibloom_agg_serialize(internal) IS
 	'serial function of multibloom_agg_fixed';
 COMMENT ON FUNCTION @extschema@.multibloom_agg_deserialize(bytea, internal) IS
 	'deserial function of multibloom_agg_fixed';
+
+-- ---- the hashed aggregates, their state types and bloom_value_hash ----
+
+-- ---- bloom_agg_state and multibloom_agg_state: the states of the hashed aggregates ----
+
+-- The transition states of bloom_agg_hashed and multibloom_agg_hashed (and
+-- its fixed-shape forms), types of their own so that Citus can run them
+-- per shard and combine the partial states on the coordinator.  Their
+-- binary form is a transport form between nodes, not for storage
+-- (doc/format.md); the text form is its base64.  Both are checked in full
+-- on input.
+CREATE TYPE @extschema@.bloom_agg_state;
+
+CREATE FUNCTION @extschema@.bloom_agg_state_in(cstring) RETURNS @extschema@.bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_agg_state_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_state_out(@extschema@.bloom_agg_state) RETURNS cstring
+	AS 'MODULE_PATHNAME', 'bloom_agg_state_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_state_recv(internal) RETURNS @extschema@.bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_agg_state_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_state_send(@extschema@.bloom_agg_state) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'bloom_setop_state_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE @extschema@.bloom_agg_state (
+	INPUT = @extschema@.bloom_agg_state_in,
+	OUTPUT = @extschema@.bloom_agg_state_out,
+	RECEIVE = @extschema@.bloom_agg_state_recv,
+	SEND = @extschema@.bloom_agg_state_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = double,
+	STORAGE = extended
+);
+COMMENT ON TYPE @extschema@.bloom_agg_state IS
+	'partial state of bloom_agg_hashed, as it travels between parallel workers and between the nodes of a distributed database';
+
+CREATE TYPE @extschema@.multibloom_agg_state;
+
+CREATE FUNCTION @extschema@.multibloom_agg_state_in(cstring) RETURNS @extschema@.multibloom_agg_state
+	AS 'MODULE_PATHNAME', 'multibloom_agg_state_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_state_out(@extschema@.multibloom_agg_state) RETURNS cstring
+	AS 'MODULE_PATHNAME', 'multibloom_agg_state_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_state_recv(internal) RETURNS @extschema@.multibloom_agg_state
+	AS 'MODULE_PATHNAME', 'multibloom_agg_state_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_state_send(@extschema@.multibloom_agg_state) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'bloom_setop_state_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE @extschema@.multibloom_agg_state (
+	INPUT = @extschema@.multibloom_agg_state_in,
+	OUTPUT = @extschema@.multibloom_agg_state_out,
+	RECEIVE = @extschema@.multibloom_agg_state_recv,
+	SEND = @extschema@.multibloom_agg_state_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = double,
+	STORAGE = extended
+);
+COMMENT ON TYPE @extschema@.multibloom_agg_state IS
+	'partial state of multibloom_agg_hashed and multibloom_agg_fixed_hashed, as it travels between parallel workers and between the nodes of a distributed database';
+
+-- The per-row hash of the hashed aggregates: bloom_hash without a default
+-- seed, so the calls that feed bloom_agg_hashed and multibloom_agg_hashed
+-- name the seed they stand for.
+CREATE FUNCTION @extschema@.bloom_value_hash(value anyelement, seed bigint)
+	RETURNS bigint
+	AS 'MODULE_PATHNAME', 'bloom_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_value_hash(anyelement, bigint) IS
+	'64-bit hash of value with that seed, as the filters compute it: bloom_agg_hashed(bloom_value_hash(x, 0), ...) equals bloom_agg(x, ...)';
+
+-- bloom_agg_hashed: bloom_agg over bloom_value_hash(value, 0) instead of
+-- the values.  Its arguments have types a distributed database can check
+-- on the shards and its state is bloom_agg_state, so Citus computes it
+-- per shard and combines the partial states (doc/aggregates.md).
+CREATE FUNCTION @extschema@.bloom_agg_hashed_trans(@extschema@.bloom_agg_state, bigint)
+	RETURNS @extschema@.bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_agg_hashed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_hashed_fixed_trans(@extschema@.bloom_agg_state, bigint, bigint, float8)
+	RETURNS @extschema@.bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_agg_hashed_fixed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_hashed_fixed_trans(@extschema@.bloom_agg_state, bigint, bigint, float8, text)
+	RETURNS @extschema@.bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_agg_hashed_fixed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_state_combine(@extschema@.bloom_agg_state, @extschema@.bloom_agg_state)
+	RETURNS @extschema@.bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_agg_state_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_hashed_final(@extschema@.bloom_agg_state)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_agg_hashed_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_hashed_fixed_final(@extschema@.bloom_agg_state)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_agg_hashed_fixed_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.bloom_agg_hashed_trans(@extschema@.bloom_agg_state, bigint) IS
+	'transition function of bloom_agg_hashed(hash): collects distinct hashes';
+COMMENT ON FUNCTION @extschema@.bloom_agg_hashed_fixed_trans(@extschema@.bloom_agg_state, bigint, bigint, float8) IS
+	'transition function of bloom_agg_hashed(hash, capacity, fpp): adds to the filter in place';
+COMMENT ON FUNCTION @extschema@.bloom_agg_hashed_fixed_trans(@extschema@.bloom_agg_state, bigint, bigint, float8, text) IS
+	'transition function of bloom_agg_hashed(hash, capacity, fpp, layout): adds to the filter in place';
+COMMENT ON FUNCTION @extschema@.bloom_agg_state_combine(@extschema@.bloom_agg_state, @extschema@.bloom_agg_state) IS
+	'combine function of bloom_agg_hashed (parallel and distributed aggregation)';
+COMMENT ON FUNCTION @extschema@.bloom_agg_hashed_final(@extschema@.bloom_agg_state) IS
+	'final function of bloom_agg_hashed(hash): sizes the filter for the distinct count';
+COMMENT ON FUNCTION @extschema@.bloom_agg_hashed_fixed_final(@extschema@.bloom_agg_state) IS
+	'final function of the fixed-shape bloom_agg_hashed forms';
+
+CREATE AGGREGATE @extschema@.bloom_agg_hashed(hash bigint) (
+	SFUNC = @extschema@.bloom_agg_hashed_trans,
+	STYPE = @extschema@.bloom_agg_state,
+	SSPACE = 256,
+	FINALFUNC = @extschema@.bloom_agg_hashed_final,
+	COMBINEFUNC = @extschema@.bloom_agg_state_combine,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.bloom_agg_hashed(bigint) IS
+	'bloom_agg(value) over bloom_value_hash(value, 0): the same filter, computed per shard on a distributed database';
+
+CREATE AGGREGATE @extschema@.bloom_agg_hashed(hash bigint, capacity bigint, fpp float8) (
+	SFUNC = @extschema@.bloom_agg_hashed_fixed_trans,
+	STYPE = @extschema@.bloom_agg_state,
+	SSPACE = 1024,
+	FINALFUNC = @extschema@.bloom_agg_hashed_fixed_final,
+	COMBINEFUNC = @extschema@.bloom_agg_state_combine,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.bloom_agg_hashed(bigint, bigint, float8) IS
+	'bloom_agg(value, capacity, fpp) over bloom_value_hash(value, 0): the same filter, computed per shard on a distributed database';
+
+CREATE AGGREGATE @extschema@.bloom_agg_hashed(hash bigint, capacity bigint, fpp float8, layout text) (
+	SFUNC = @extschema@.bloom_agg_hashed_fixed_trans,
+	STYPE = @extschema@.bloom_agg_state,
+	SSPACE = 1024,
+	FINALFUNC = @extschema@.bloom_agg_hashed_fixed_final,
+	COMBINEFUNC = @extschema@.bloom_agg_state_combine,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.bloom_agg_hashed(bigint, bigint, float8, text) IS
+	'bloom_agg(value, capacity, fpp, layout) over bloom_value_hash(value, 0): the same filter, computed per shard on a distributed database';
+
+-- ---- the hashed multibloom aggregates ----
+
+-- multibloom_agg and multibloom_agg_fixed over rows given as the array of
+-- their attributes' hashes, element i bloom_value_hash(attribute i, i)
+-- (counting from 1; NULL for a NULL attribute).  Their arguments have
+-- types a distributed database can check on the shards and their state is
+-- multibloom_agg_state, so Citus computes them per shard and combines the
+-- partial states (doc/aggregates.md).
+CREATE FUNCTION @extschema@.multibloom_agg_hashed_trans(@extschema@.multibloom_agg_state, bigint[])
+	RETURNS @extschema@.multibloom_agg_state
+	AS 'MODULE_PATHNAME', 'multibloom_agg_hashed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_fixed_hashed_trans(@extschema@.multibloom_agg_state, bigint, float8, bigint[])
+	RETURNS @extschema@.multibloom_agg_state
+	AS 'MODULE_PATHNAME', 'multibloom_agg_fixed_hashed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_state_combine(@extschema@.multibloom_agg_state, @extschema@.multibloom_agg_state)
+	RETURNS @extschema@.multibloom_agg_state
+	AS 'MODULE_PATHNAME', 'multibloom_agg_state_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_hashed_final(@extschema@.multibloom_agg_state)
+	RETURNS @extschema@.multibloom
+	AS 'MODULE_PATHNAME', 'multibloom_agg_hashed_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_fixed_hashed_final(@extschema@.multibloom_agg_state)
+	RETURNS @extschema@.multibloom
+	AS 'MODULE_PATHNAME', 'multibloom_agg_fixed_hashed_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.multibloom_agg_hashed_trans(@extschema@.multibloom_agg_state, bigint[]) IS
+	'transition function of multibloom_agg_hashed';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_fixed_hashed_trans(@extschema@.multibloom_agg_state, bigint, float8, bigint[]) IS
+	'transition function of multibloom_agg_fixed_hashed';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_state_combine(@extschema@.multibloom_agg_state, @extschema@.multibloom_agg_state) IS
+	'combine function of the hashed multibloom aggregates (parallel and distributed aggregation)';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_hashed_final(@extschema@.multibloom_agg_state) IS
+	'final function of multibloom_agg_hashed: sizes every part for its own distinct count';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_fixed_hashed_final(@extschema@.multibloom_agg_state) IS
+	'final function of multibloom_agg_fixed_hashed';
+
+CREATE AGGREGATE @extschema@.multibloom_agg_hashed(hashes bigint[]) (
+	SFUNC = @extschema@.multibloom_agg_hashed_trans,
+	STYPE = @extschema@.multibloom_agg_state,
+	FINALFUNC = @extschema@.multibloom_agg_hashed_final,
+	COMBINEFUNC = @extschema@.multibloom_agg_state_combine,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.multibloom_agg_hashed(bigint[]) IS
+	'multibloom_agg over rows given as their attributes'' hashes (bloom_value_hash(attribute i, i)): the same filter, computed per shard on a distributed database';
+
+CREATE AGGREGATE @extschema@.multibloom_agg_fixed_hashed(capacity bigint, fpp float8, hashes bigint[]) (
+	SFUNC = @extschema@.multibloom_agg_fixed_hashed_trans,
+	STYPE = @extschema@.multibloom_agg_state,
+	FINALFUNC = @extschema@.multibloom_agg_fixed_hashed_final,
+	COMBINEFUNC = @extschema@.multibloom_agg_state_combine,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.multibloom_agg_fixed_hashed(bigint, float8, bigint[]) IS
+	'multibloom_agg_fixed over rows given as their attributes'' hashes (bloom_value_hash(attribute i, i)): the same filter, computed per shard on a distributed database';
+
+-- The twin of multibloom_agg_sized, the name of multibloom_agg_fixed in 1.0.
+CREATE AGGREGATE @extschema@.multibloom_agg_sized_hashed(capacity bigint, fpp float8, hashes bigint[]) (
+	SFUNC = @extschema@.multibloom_agg_fixed_hashed_trans,
+	STYPE = @extschema@.multibloom_agg_state,
+	FINALFUNC = @extschema@.multibloom_agg_fixed_hashed_final,
+	COMBINEFUNC = @extschema@.multibloom_agg_state_combine,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.multibloom_agg_sized_hashed(bigint, float8, bigint[]) IS
+	'deprecated: the twin of multibloom_agg_sized, equal to multibloom_agg_fixed_hashed; use multibloom_agg_fixed_hashed';

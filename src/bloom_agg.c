@@ -1,9 +1,11 @@
 /*
  * bloom_agg.c
- *	  Aggregates: bloom_agg (data-sized, or of a fixed shape),
- *	  bloom_union_agg and bloom_intersect_agg, with parallel support.
+ *	  Aggregates: bloom_agg (data-sized, or of a fixed shape), its twin
+ *	  over values' hashes bloom_agg_hashed, bloom_union_agg and
+ *	  bloom_intersect_agg, with parallel support.
  *
- *	  Every transition state is internal and mutated in place: the
+ *	  bloom_agg's transition state is internal and mutated in place (that
+ *	  of the others is a SQL type, agg_state.h, changed in place too): the
  *	  fixed-shape form keeps the filter itself, the data-sized form keeps the
  *	  distinct raw hashes of the values in a HashCollector (bounded by
  *	  work_mem, spilling to temporary files) and builds the filter in the
@@ -21,8 +23,8 @@
 #include "utils/float.h"
 #include "utils/memutils.h"
 
+#include "agg_state.h"
 #include "bloomfilter.h"
-#include "core/base64.h"
 #include "hash_collector.h"
 
 #ifdef __linux__
@@ -52,6 +54,14 @@ PG_FUNCTION_INFO_V1(bloom_setop_state_in);
 PG_FUNCTION_INFO_V1(bloom_setop_state_out);
 PG_FUNCTION_INFO_V1(bloom_setop_state_recv);
 PG_FUNCTION_INFO_V1(bloom_setop_state_send);
+PG_FUNCTION_INFO_V1(bloom_agg_hashed_trans);
+PG_FUNCTION_INFO_V1(bloom_agg_hashed_fixed_trans);
+PG_FUNCTION_INFO_V1(bloom_agg_state_combine);
+PG_FUNCTION_INFO_V1(bloom_agg_hashed_final);
+PG_FUNCTION_INFO_V1(bloom_agg_hashed_fixed_final);
+PG_FUNCTION_INFO_V1(bloom_agg_state_in);
+PG_FUNCTION_INFO_V1(bloom_agg_state_out);
+PG_FUNCTION_INFO_V1(bloom_agg_state_recv);
 
 /*
  * The arguments that shape a fixed-shape filter, as the group's first row
@@ -169,17 +179,23 @@ collected_filter(HashCollector *hashes, uint64 seed)
  * No rows give the empty list: the identity of every union of data-sized
  * filters.
  */
+static BloomFilter *
+datasized_result(BloomAggState *state)
+{
+	BloomFilter *f = collected_filter(state ? state->hashes : NULL, 0);
+
+	if (state)
+		f->inserted = state->rows;
+	return f;
+}
+
 Datum
 bloom_agg_datasized_final(PG_FUNCTION_ARGS)
 {
 	BloomAggState *state = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
-	BloomFilter *f;
 
 	agg_memory_context(fcinfo, "bloom_agg_final");
-	f = collected_filter(state ? state->hashes : NULL, 0);
-	if (state)
-		f->inserted = state->rows;
-	PG_RETURN_BLOOM(f);
+	PG_RETURN_BLOOM(datasized_result(state));
 }
 
 /* ---------------------------------------------------------------------
@@ -347,9 +363,13 @@ check_row_args(FunctionCallInfo fcinfo, const FixedArgs *first)
 	check_same_args(first, &args, "a later row has");
 }
 
-/* The state of a group's first row, shaped by that row's arguments. */
+/*
+ * The state of a group's first row, shaped by that row's arguments.
+ * own_call: the Aggref is this aggregate's call (agg_call_is_own), so its
+ * constant arguments tell that rows cannot disagree.
+ */
 static BloomAggState *
-new_fixed_state(FunctionCallInfo fcinfo)
+new_fixed_state(FunctionCallInfo fcinfo, bool own_call)
 {
 	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom_agg_fixed_trans");
 	BloomShape	shape;
@@ -364,7 +384,7 @@ new_fixed_state(FunctionCallInfo fcinfo)
 	state->filter = alloc_state_filter(&shape);
 	MemoryContextSwitchTo(old);
 	state->args = args;
-	state->check_rows = !shape_args_constant(fcinfo);
+	state->check_rows = !own_call || !shape_args_constant(fcinfo);
 	return state;
 }
 
@@ -380,7 +400,7 @@ bloom_agg_fixed_trans(PG_FUNCTION_ARGS)
 	BloomAggState *state = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
 
 	if (state == NULL)
-		state = new_fixed_state(fcinfo);
+		state = new_fixed_state(fcinfo, true);
 	else if (state->check_rows)
 		check_row_args(fcinfo, &state->args);
 	if (!PG_ARGISNULL(1))
@@ -421,6 +441,20 @@ fixed_filter_without_rows(FunctionCallInfo fcinfo)
 	return bloom_alloc(&shape);
 }
 
+/*
+ * The result of a fixed-shape state, or over no rows of fixed_filter_without_rows
+ * (own_call: the Aggref is this aggregate's call), maybe NULL.  The
+ * executor copies a result that lives in the aggregate's memory.
+ */
+static BloomFilter *
+fixed_result(FunctionCallInfo fcinfo, BloomAggState *state, bool own_call)
+{
+	if (state == NULL)
+		return own_call ? fixed_filter_without_rows(fcinfo) : NULL;
+	bf_inserter_flush(&state->inserter, state->filter);
+	return state->filter;
+}
+
 Datum
 bloom_agg_fixed_final(PG_FUNCTION_ARGS)
 {
@@ -428,16 +462,10 @@ bloom_agg_fixed_final(PG_FUNCTION_ARGS)
 	BloomFilter *f;
 
 	agg_memory_context(fcinfo, "bloom_agg_fixed_final");
-	if (state == NULL)
-	{
-		f = fixed_filter_without_rows(fcinfo);
-		if (f == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_BLOOM(f);
-	}
-	bf_inserter_flush(&state->inserter, state->filter);
-	/* the executor copies a result that lives in the aggregate's memory */
-	PG_RETURN_BLOOM(state->filter);
+	f = fixed_result(fcinfo, state, true);
+	if (f == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_BLOOM(f);
 }
 
 /* ---------------------------------------------------------------------
@@ -467,20 +495,18 @@ copy_state(FunctionCallInfo fcinfo, BloomAggState *b, MemoryContext aggcxt)
 	return a;
 }
 
-Datum
-bloom_agg_combine(PG_FUNCTION_ARGS)
+/*
+ * Combines partial state b into a (b's collected hashes move into a's).
+ * States of different forms come only from a damaged or forged state: the
+ * planner never combines the states of two different aggregates.
+ */
+static void
+combine_into(BloomAggState *a, BloomAggState *b)
 {
-	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom_agg_combine");
-	BloomAggState *a = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
-	BloomAggState *b = PG_ARGISNULL(1) ? NULL : (BloomAggState *) PG_GETARG_POINTER(1);
-
-	if (b == NULL)
-		PG_RETURN_POINTER(a);
-	if (a == NULL)
-		PG_RETURN_POINTER(copy_state(fcinfo, b, aggcxt));
-	/* the planner never combines the states of two different aggregates */
 	if ((a->filter == NULL) != (b->filter == NULL))
-		elog(ERROR, "bloom_agg_combine: states of different forms");
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("bloom_agg: partial states of different forms")));
 	if (a->filter)
 	{
 		bf_inserter_flush(&a->inserter, a->filter);
@@ -495,8 +521,23 @@ bloom_agg_combine(PG_FUNCTION_ARGS)
 		hc_merge(a->hashes, b->hashes);
 		a->rows += b->rows;
 	}
+}
+
+Datum
+bloom_agg_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom_agg_combine");
+	BloomAggState *a = PG_ARGISNULL(0) ? NULL : (BloomAggState *) PG_GETARG_POINTER(0);
+	BloomAggState *b = PG_ARGISNULL(1) ? NULL : (BloomAggState *) PG_GETARG_POINTER(1);
+
+	if (b == NULL)
+		PG_RETURN_POINTER(a);
+	if (a == NULL)
+		PG_RETURN_POINTER(copy_state(fcinfo, b, aggcxt));
+	combine_into(a, b);
 	PG_RETURN_POINTER(a);
 }
+
 
 /* The FixedArgs part of a serialized fixed-shape state (see its layout above). */
 static void
@@ -511,68 +552,114 @@ write_fixed_prefix(char *out, const FixedArgs *args)
 }
 
 static void
-read_fixed_prefix(const bytea *b, FixedArgs *args)
+bad_serial_state(const char *detail)
 {
-	const char *in = VARDATA(b);
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("invalid serialized bloom_agg state"),
+			 detail ? errdetail("%s", detail) : 0));
+}
 
-	if (VARSIZE(b) - VARHDRSZ < AGG_SERIAL_FIXED_PREFIX || (uint8) in[24] > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("invalid serialized bloom_agg state")));
+/* The arguments at in (len bytes, at least the prefix), checked. */
+static void
+read_fixed_prefix(const char *in, FixedArgs *args)
+{
+	if ((uint8) in[24] > 1)
+		bad_serial_state(NULL);
 	memcpy(&args->layout, in + 4, 4);
 	memcpy(&args->capacity, in + 8, 8);
 	memcpy(&args->fpp, in + 16, 8);
 	args->has_layout = in[24] == 1;
 }
 
+/*
+ * The filter must have the shape its arguments give, as the transition
+ * made it: a state read from elsewhere may lie.
+ */
+static void
+check_filter_shape(const BloomFilter *f, const FixedArgs *args)
+{
+	BloomShape	want;
+	BloomShape	have;
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+
+	if (args->layout != f->layout || args->capacity < 1 ||
+		!bf_shape_for((double) args->capacity, args->fpp, args->layout, &want, errbuf))
+		bad_serial_state("The filter's arguments are not valid.");
+	bf_get_shape(f, &have);
+	if (want.layout != have.layout || want.nbits != have.nbits ||
+		want.nhashes != have.nhashes || want.seed != have.seed ||
+		want.rows != have.rows || want.locators != have.locators)
+		bad_serial_state("The filter's shape is not the one of its arguments.");
+}
+
+/* The serialized state after lead bytes left for the caller. */
+static bytea *
+serialize_state(BloomAggState *state, Size lead)
+{
+	bytea	   *result;
+
+	if (state->filter == NULL)
+		return hc_state_serialize(lead, AGG_SERIAL_DATASIZED, state->rows, state->hashes);
+	bf_inserter_flush(&state->inserter, state->filter);
+	result = filter_to_bytea(state->filter, lead + AGG_SERIAL_FIXED_PREFIX, &bloom_type);
+	memset(VARDATA(result), 0, lead);
+	write_fixed_prefix(VARDATA(result) + lead, &state->args);
+	return result;
+}
+
+/*
+ * A state serialize_state wrote (after lead bytes), read into aggcxt and
+ * checked (ERROR data_corrupted); fcinfo as for hc_state_deserialize.
+ */
+static BloomAggState *
+deserialize_state(const bytea *b, Size lead, MemoryContext aggcxt, FunctionCallInfo fcinfo)
+{
+	Size		len = VARSIZE(b) - VARHDRSZ;
+	char		kind = len > lead ? VARDATA(b)[lead] : '\0';
+	BloomAggState *state;
+	MemoryContext old;
+	char		head[4];
+
+	if (kind != AGG_SERIAL_FIXED && kind != AGG_SERIAL_DATASIZED[0])
+		bad_serial_state(NULL);
+	old = MemoryContextSwitchTo(aggcxt);
+	state = palloc0(sizeof(BloomAggState));
+	if (kind == AGG_SERIAL_FIXED)
+	{
+		if (len - lead < AGG_SERIAL_FIXED_PREFIX)
+			bad_serial_state(NULL);
+		read_fixed_prefix(VARDATA(b) + lead, &state->args);
+		state->filter = filter_from_bytea(b, lead + AGG_SERIAL_FIXED_PREFIX,
+										  ERRCODE_DATA_CORRUPTED, &bloom_type);
+		check_filter_shape(state->filter, &state->args);
+		/* rows added to it later are compared with its arguments */
+		state->check_rows = true;
+	}
+	else
+	{
+		state->hashes = hc_state_deserialize(b, lead, "bloom_agg", head, &state->rows,
+											 aggcxt, fcinfo);
+		if (memcmp(head, AGG_SERIAL_DATASIZED, sizeof(head)) != 0 || state->hashes->width != 1)
+			bad_serial_state("bad header");
+	}
+	MemoryContextSwitchTo(old);
+	return state;
+}
+
 Datum
 bloom_agg_serialize(PG_FUNCTION_ARGS)
 {
-	BloomAggState *state = (BloomAggState *) PG_GETARG_POINTER(0);
-	bytea	   *result;
-
 	agg_memory_context(fcinfo, "bloom_agg_serialize");
-	if (state->filter == NULL)
-		PG_RETURN_BYTEA_P(hc_state_serialize(AGG_SERIAL_DATASIZED, state->rows,
-											 state->hashes));
-	bf_inserter_flush(&state->inserter, state->filter);
-	result = filter_to_bytea(state->filter, AGG_SERIAL_FIXED_PREFIX, &bloom_type);
-	write_fixed_prefix(VARDATA(result), &state->args);
-	PG_RETURN_BYTEA_P(result);
+	PG_RETURN_BYTEA_P(serialize_state((BloomAggState *) PG_GETARG_POINTER(0), 0));
 }
 
 Datum
 bloom_agg_deserialize(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom_agg_deserialize");
-	bytea	   *b = PG_GETARG_BYTEA_P(0);
-	char		kind = VARSIZE(b) > VARHDRSZ ? *VARDATA(b) : '\0';
-	BloomAggState *state;
-	MemoryContext old;
-	char		head[4];
 
-	if (kind != AGG_SERIAL_FIXED && kind != AGG_SERIAL_DATASIZED[0])
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("invalid serialized bloom_agg state")));
-	old = MemoryContextSwitchTo(aggcxt);
-	state = palloc0(sizeof(BloomAggState));
-	if (kind == AGG_SERIAL_FIXED)
-	{
-		read_fixed_prefix(b, &state->args);
-		state->filter = filter_from_bytea(b, AGG_SERIAL_FIXED_PREFIX,
-										  ERRCODE_DATA_CORRUPTED, &bloom_type);
-		if (state->filter->layout != state->args.layout)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("invalid serialized bloom_agg state"),
-					 errdetail("The filter's layout is not the one of its arguments.")));
-	}
-	else
-		state->hashes = hc_state_deserialize(b, "bloom_agg", head, &state->rows,
-											 aggcxt, fcinfo);
-	MemoryContextSwitchTo(old);
-	PG_RETURN_POINTER(state);
+	PG_RETURN_POINTER(deserialize_state(PG_GETARG_BYTEA_P(0), 0, aggcxt, fcinfo));
 }
 
 /* ---------------------------------------------------------------------
@@ -891,7 +978,7 @@ setop_serialize(SetOpState *state)
 		append_filter(&buf, state->list);
 	if (state->list && !state->intersect)
 	{
-		bytea	   *hashes = hc_state_serialize(head, state->list->inserted, state->listed);
+		bytea	   *hashes = hc_state_serialize(0, head, state->list->inserted, state->listed);
 
 		appendBinaryStringInfo(&buf, (const char *) hashes, VARSIZE(hashes));
 		pfree(hashes);
@@ -946,7 +1033,7 @@ read_collected(StringInfo si, BloomFilter *list, MemoryContext aggcxt,
 
 	if (si->len - si->cursor < VARHDRSZ || VARSIZE(hashes) != si->len - si->cursor)
 		corrupted_setop_state("the collected hashes are not the rest of the state");
-	hc = hc_state_deserialize(hashes, "bloom_union_agg", head, &inserted, aggcxt, fcinfo);
+	hc = hc_state_deserialize(hashes, 0, "bloom_union_agg", head, &inserted, aggcxt, fcinfo);
 	if (hc->width != 1 || inserted != list->inserted)
 		corrupted_setop_state("the collected hashes do not match the lists");
 	si->cursor = si->len;
@@ -959,8 +1046,9 @@ read_collected(StringInfo si, BloomFilter *list, MemoryContext aggcxt,
  * function calling, or NULL when the caller frees the collected hashes.
  */
 static SetOpState *
-setop_deserialize(bytea *b, MemoryContext aggcxt, FunctionCallInfo fcinfo)
+setop_deserialize(const bytea *flat, MemoryContext aggcxt, FunctionCallInfo fcinfo)
 {
+	bytea	   *b = (bytea *) flat;
 	StringInfoData si;
 	SetOpState *state;
 	MemoryContext old;
@@ -1015,164 +1103,74 @@ bloom_setop_agg_deserialize(PG_FUNCTION_ARGS)
 
 /* ---------------------------------------------------------------------
  * bloom_setop_state: the transition state of bloom_union_agg and
- * bloom_intersect_agg as a SQL type.  A state of type internal cannot
- * leave the server, so a distributed planner (Citus) would ship every row
- * to one node; with a type of its own, each shard aggregates its rows and
- * only the partial states travel, to be combined where the query began.
- * PostgreSQL's parallel aggregation moves the same partial states.
- *
- * In memory a state is an expanded object: the SetOpState above behind an
- * ExpandedObjectHeader whose context is a child of the aggregate context,
- * so the executor keeps the read-write pointer the transition function
- * returns without copying it, and the filters of a group are combined in
- * place, as with the internal state.  The state's own memory (filters,
- * collected hashes) stays in the aggregate context, as before.  Its flat
- * form, what tables, tuple queues and other servers see, is the serialized
- * state (bloom_setop_agg_serialize): one format, checked in full wherever
- * it comes from (input, receive, a partial state to combine).
+ * bloom_intersect_agg as a SQL type (agg_state.h), so a distributed
+ * planner (Citus) runs them per shard and only the partial states travel.
+ * In memory it is the SetOpState above, expanded; its flat form is the
+ * serialized state (bloom_setop_agg_serialize).
  * --------------------------------------------------------------------- */
 
-typedef struct SetOpExpanded
+static bytea *
+setop_flat(void *state)
 {
-	ExpandedObjectHeader hdr;
-	SetOpState *state;
-	bytea	   *flat;			/* the flat form, from get_flat_size to
-								 * flatten_into; NULL when not computed */
-} SetOpExpanded;
+	return setop_serialize((SetOpState *) state);
+}
 
-static Size
-setop_get_flat_size(ExpandedObjectHeader *eohptr)
+static void *
+setop_from_flat(const bytea *flat, MemoryContext aggcxt, FunctionCallInfo fcinfo)
 {
-	SetOpExpanded *e = (SetOpExpanded *) eohptr;
-
-	if (e->flat == NULL)
-	{
-		MemoryContext old = MemoryContextSwitchTo(e->hdr.eoh_context);
-
-		e->flat = setop_serialize(e->state);
-		MemoryContextSwitchTo(old);
-	}
-	return VARSIZE(e->flat);
+	return setop_deserialize(flat, aggcxt, fcinfo);
 }
 
 static void
-setop_flatten_into(ExpandedObjectHeader *eohptr, void *result, Size allocated_size)
+setop_release(void *arg)
 {
-	SetOpExpanded *e = (SetOpExpanded *) eohptr;
+	SetOpState *state = (SetOpState *) arg;
 
-	Assert(e->flat != NULL && allocated_size == VARSIZE(e->flat));
-	memcpy(result, e->flat, allocated_size);
-	pfree(e->flat);
-	e->flat = NULL;
+	if (state->listed)
+		hc_free(state->listed);
 }
 
-static const ExpandedObjectMethods setop_expanded_methods = {
-	setop_get_flat_size,
-	setop_flatten_into
+static const AggStateType setop_state_type = {
+	"bloom_setop_state",
+	"invalid serialized bloom set operation state",
+	setop_flat,
+	setop_from_flat,
+	setop_release
 };
 
-/* A new expanded state around state (in aggcxt). */
-static SetOpExpanded *
-setop_expanded_new(MemoryContext aggcxt, SetOpState *state)
-{
-	MemoryContext cxt = AllocSetContextCreate(aggcxt, "bloom set operation state",
-											  ALLOCSET_SMALL_SIZES);
-	SetOpExpanded *e = MemoryContextAllocZero(cxt, sizeof(SetOpExpanded));
-
-	EOH_init_header(&e->hdr, &setop_expanded_methods, cxt);
-	e->state = state;
-	return e;
-}
-
 /* kind: 0 union, 1 intersection, -1 either (a final function's argument). */
-static void
-check_state_kind(const SetOpState *state, int kind)
+static SetOpState *
+check_state_kind(SetOpState *state, int kind)
 {
-	if (kind >= 0 && state->intersect != (kind == 1))
+	if (state != NULL && kind >= 0 && state->intersect != (kind == 1))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("a bloom_%s_agg state given to bloom_%s_agg",
 						state->intersect ? "intersect" : "union",
 						kind == 1 ? "intersect" : "union")));
-}
-
-/* Our expanded state behind a datum, or NULL if it is not one. */
-static SetOpExpanded *
-setop_expanded_of(Datum d, bool writable)
-{
-	Pointer		p = DatumGetPointer(d);
-
-	if (writable ? !VARATT_IS_EXTERNAL_EXPANDED_RW(p) : !VARATT_IS_EXTERNAL_EXPANDED(p))
-		return NULL;
-	if (DatumGetEOHP(d)->eoh_methods != &setop_expanded_methods)
-		return NULL;
-	return (SetOpExpanded *) DatumGetEOHP(d);
-}
-
-/*
- * A state read from argument argno (not NULL) into aggcxt and checked: a
- * flat state, or a copy of an expanded one, so the caller may change it.
- */
-static SetOpState *
-setop_state_read(FunctionCallInfo fcinfo, int argno, int kind, MemoryContext aggcxt)
-{
-	/* detoasting flattens an expanded state */
-	SetOpState *state = setop_deserialize((bytea *) PG_DETOAST_DATUM(PG_GETARG_DATUM(argno)),
-										  aggcxt, fcinfo);
-
-	check_state_kind(state, kind);
 	return state;
 }
 
 /*
- * The state in argument argno, to read only, NULL if none: in memory
- * (ours, expanded), or flat (from a tuple, another process or another
- * server), then read and checked into aggcxt.
+ * The transition state to change in place (agg_state_for_update), a new
+ * empty one when there is none yet.
  */
-static SetOpState *
-setop_state_arg(FunctionCallInfo fcinfo, int argno, int kind, MemoryContext aggcxt)
-{
-	SetOpExpanded *e;
-
-	if (PG_ARGISNULL(argno))
-		return NULL;
-	e = setop_expanded_of(PG_GETARG_DATUM(argno), false);
-	if (e == NULL)
-		return setop_state_read(fcinfo, argno, kind, aggcxt);
-	check_state_kind(e->state, kind);
-	return e->state;
-}
-
-/*
- * The transition state to change in place: argument 0 if it is our
- * read-write expanded object (the executor's transition value), else a new
- * one, empty or read from argument 0; the caller returns its read-write
- * pointer.
- */
-static SetOpExpanded *
+static AggStateExpanded *
 setop_state_for_update(FunctionCallInfo fcinfo, bool intersect, MemoryContext aggcxt)
 {
-	SetOpExpanded *e = PG_ARGISNULL(0) ? NULL : setop_expanded_of(PG_GETARG_DATUM(0), true);
+	AggStateExpanded *e = agg_state_for_update(fcinfo, &setop_state_type, aggcxt);
 
-	if (e)
-	{
-		check_state_kind(e->state, intersect);
-		/* a flat form computed before is out of date from now on */
-		if (e->flat)
-			pfree(e->flat);
-		e->flat = NULL;
-		return e;
-	}
-	if (PG_ARGISNULL(0))
-		return setop_expanded_new(aggcxt, setop_state_new(aggcxt, intersect));
-	return setop_expanded_new(aggcxt, setop_state_read(fcinfo, 0, intersect, aggcxt));
+	if (e == NULL)
+		return agg_state_wrap(&setop_state_type, setop_state_new(aggcxt, intersect), aggcxt);
+	check_state_kind(e->state, intersect);
+	return e;
 }
 
 static Datum
 setop_state_step(FunctionCallInfo fcinfo, bool intersect)
 {
 	MemoryContext aggcxt = agg_memory_context(fcinfo, intersect ? "bloom_intersect_agg" : "bloom_union_agg");
-	SetOpExpanded *e;
+	AggStateExpanded *e;
 
 	if (PG_ARGISNULL(1))
 	{
@@ -1182,7 +1180,7 @@ setop_state_step(FunctionCallInfo fcinfo, bool intersect)
 	}
 	e = setop_state_for_update(fcinfo, intersect, aggcxt);
 	setop_add(fcinfo, e->state, PG_GETARG_BLOOM(1), aggcxt);
-	PG_RETURN_DATUM(EOHPGetRWDatum(&e->hdr));
+	PG_RETURN_DATUM(agg_state_datum(e));
 }
 
 Datum
@@ -1202,7 +1200,7 @@ setop_state_combine(FunctionCallInfo fcinfo, bool intersect)
 {
 	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom set operation combine");
 	SetOpState *b;
-	SetOpExpanded *a;
+	AggStateExpanded *a;
 
 	if (PG_ARGISNULL(1))
 	{
@@ -1211,10 +1209,10 @@ setop_state_combine(FunctionCallInfo fcinfo, bool intersect)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
 	/* a copy: combining moves b's lists into a */
-	b = setop_state_read(fcinfo, 1, intersect, aggcxt);
+	b = check_state_kind(agg_state_read(fcinfo, 1, &setop_state_type, aggcxt), intersect);
 	a = setop_state_for_update(fcinfo, intersect, aggcxt);
 	setop_combine_into(fcinfo, a->state, b, aggcxt);
-	PG_RETURN_DATUM(EOHPGetRWDatum(&a->hdr));
+	PG_RETURN_DATUM(agg_state_datum(a));
 }
 
 Datum
@@ -1234,84 +1232,220 @@ Datum
 bloom_setop_state_final(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom set operation final");
-	BloomFilter *f = setop_result(setop_state_arg(fcinfo, 0, -1, aggcxt));
+	BloomFilter *f = setop_result(agg_state_arg(fcinfo, 0, &setop_state_type, aggcxt));
 
 	if (f == NULL)
 		PG_RETURN_NULL();
 	PG_RETURN_BLOOM(f);
 }
 
-/*
- * Text I/O: base64 of the flat form (what bloom_setop_state_send sends),
- * as for bloom.  Input and receive check the whole state, as a partial
- * state to combine is checked.
- */
-static bytea *
-setop_state_checked(const uint8 *bytes, size_t len)
-{
-	bytea	   *b;
-	SetOpState *state;
-
-	if (len > MaxAllocSize - VARHDRSZ)
-		corrupted_setop_state("too long");
-	b = palloc(VARHDRSZ + len);
-	SET_VARSIZE(b, VARHDRSZ + len);
-	memcpy(VARDATA(b), bytes, len);
-	state = setop_deserialize(b, CurrentMemoryContext, NULL);
-	if (state->listed)
-		hc_free(state->listed);
-	return b;
-}
-
 Datum
 bloom_setop_state_in(PG_FUNCTION_ARGS)
 {
-	const char *str = PG_GETARG_CSTRING(0);
-	size_t		len = strlen(str);
-	size_t		nbytes;
-	char		errbuf[BLOOM_ERRBUF_SIZE];
-	uint8	   *bytes = palloc(bf_base64_decoded_max(len) + 1);
-
-	if (!bf_base64_decode(str, len, bytes, &nbytes, errbuf))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type bloom_setop_state: %s", errbuf)));
-	PG_RETURN_BYTEA_P(setop_state_checked(bytes, nbytes));
+	PG_RETURN_BYTEA_P(agg_state_text_in(PG_GETARG_CSTRING(0), &setop_state_type));
 }
 
 Datum
 bloom_setop_state_out(PG_FUNCTION_ARGS)
 {
-	bytea	   *b = PG_GETARG_BYTEA_PP(0);
-	size_t		len = VARSIZE_ANY_EXHDR(b);
-	uint64		textlen = bf_base64_encoded_len(len);
-	char	   *out;
-
-	if (textlen + 1 > MaxAllocSize)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("bloom_setop_state of %zu bytes is too large for its text form", len)));
-	out = palloc((Size) textlen + 1);
-	bf_base64_encode((const uint8 *) VARDATA_ANY(b), len, out);
-	out[textlen] = '\0';
-	PG_RETURN_CSTRING(out);
+	PG_RETURN_CSTRING(agg_state_text_out(PG_GETARG_BYTEA_PP(0), &setop_state_type));
 }
 
 Datum
 bloom_setop_state_recv(PG_FUNCTION_ARGS)
 {
-	StringInfo	buf = (StringInfo) PG_GETARG_POINTER(0);
-	bytea	   *b = setop_state_checked((const uint8 *) buf->data + buf->cursor,
-										buf->len - buf->cursor);
-
-	buf->cursor = buf->len;
-	PG_RETURN_BYTEA_P(b);
+	PG_RETURN_BYTEA_P(agg_state_recv((StringInfo) PG_GETARG_POINTER(0), &setop_state_type));
 }
 
+/* Binary send of every state type: the flat form as it is. */
 Datum
 bloom_setop_state_send(PG_FUNCTION_ARGS)
 {
-	bytea	   *b = PG_GETARG_BYTEA_P(0);
+	PG_RETURN_BYTEA_P(PG_GETARG_BYTEA_P(0));
+}
 
-	PG_RETURN_BYTEA_P(b);
+/* ---------------------------------------------------------------------
+ * bloom_agg_hashed: bloom_agg over the values' 64-bit hashes
+ * (bloom_value_hash(value, 0)) instead of the values.  Its arguments have
+ * declared types a distributed planner can check on the shards, and its
+ * state is the SQL type bloom_agg_state (agg_state.h): the BloomAggState
+ * of bloom_agg, expanded, whose flat form is bloom_agg's serialized state
+ * after a format byte.  So bloom_agg_hashed(bloom_value_hash(x, 0), ...)
+ * gives bloom_agg(x, ...)'s bytes, errors and insert counts, in every
+ * plan.
+ *
+ * Under Citus these functions run inside Citus's own aggregates: the
+ * Aggref is then read only when it is this aggregate's call
+ * (agg_call_is_own).
+ * --------------------------------------------------------------------- */
+
+#define BLOOM_AGG_STATE_FORMAT	1
+#define STATE_LEAD				1	/* the format byte */
+
+static bytea *
+agg_state_flat(void *state)
+{
+	bytea	   *flat = serialize_state((BloomAggState *) state, STATE_LEAD);
+
+	VARDATA(flat)[0] = BLOOM_AGG_STATE_FORMAT;
+	return flat;
+}
+
+static void *
+agg_state_from_flat(const bytea *flat, MemoryContext aggcxt, FunctionCallInfo fcinfo)
+{
+	if (VARSIZE(flat) <= VARHDRSZ || VARDATA(flat)[0] != BLOOM_AGG_STATE_FORMAT)
+		bad_serial_state("unknown format");
+	return deserialize_state(flat, STATE_LEAD, aggcxt, fcinfo);
+}
+
+static void
+agg_state_release(void *arg)
+{
+	BloomAggState *state = (BloomAggState *) arg;
+
+	if (state->hashes)
+		hc_free(state->hashes);
+}
+
+static const AggStateType bloom_agg_state_type = {
+	"bloom_agg_state",
+	"invalid serialized bloom_agg state",
+	agg_state_flat,
+	agg_state_from_flat,
+	agg_state_release
+};
+
+/* ERROR unless the state is of the form the function expects. */
+static BloomAggState *
+check_form(BloomAggState *state, bool fixed)
+{
+	if (state != NULL && (state->filter != NULL) != fixed)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("a %s bloom_agg_state given to a %s bloom_agg_hashed",
+						fixed ? "data-sized" : "fixed-shape",
+						fixed ? "fixed-shape" : "data-sized")));
+	return state;
+}
+
+/* bloom_agg_hashed(hash): the data-sized form's transition. */
+Datum
+bloom_agg_hashed_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom_agg_hashed_trans");
+	AggStateExpanded *e = agg_state_for_update(fcinfo, &bloom_agg_state_type, aggcxt);
+	BloomAggState *state;
+
+	if (e == NULL)
+		e = agg_state_wrap(&bloom_agg_state_type, new_datasized_state(fcinfo, aggcxt), aggcxt);
+	state = check_form(e->state, false);
+	if (!PG_ARGISNULL(1))
+	{
+		hc_add1(state->hashes, (uint64) PG_GETARG_INT64(1));
+		state->rows++;
+	}
+	PG_RETURN_DATUM(agg_state_datum(e));
+}
+
+/*
+ * The fixed-shape forms' state of a group's first row.  A hash is the one
+ * bloom_agg computes with the filter's seed only if that seed is 0, as it
+ * is for every shape of bloom_empty(capacity, fpp [, layout]).
+ */
+static AggStateExpanded *
+new_hashed_fixed_state(FunctionCallInfo fcinfo, MemoryContext aggcxt)
+{
+	BloomAggState *state = new_fixed_state(fcinfo, agg_call_is_own(fcinfo));
+
+	if (state->filter->seed != 0)
+		elog(ERROR, "bloom_agg_hashed: a fixed shape of seed " UINT64_FORMAT,
+			 state->filter->seed);
+	return agg_state_wrap(&bloom_agg_state_type, state, aggcxt);
+}
+
+/* bloom_agg_hashed(hash, capacity, fpp [, layout]): transition. */
+Datum
+bloom_agg_hashed_fixed_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom_agg_hashed_fixed_trans");
+	AggStateExpanded *e = agg_state_for_update(fcinfo, &bloom_agg_state_type, aggcxt);
+	BloomAggState *state;
+
+	if (e == NULL)
+		e = new_hashed_fixed_state(fcinfo, aggcxt);
+	else if (check_form(e->state, true)->check_rows)
+		check_row_args(fcinfo, &((BloomAggState *) e->state)->args);
+	state = e->state;
+	if (!PG_ARGISNULL(1))
+		bf_inserter_add(&state->inserter, state->filter,
+						bf_hash_derive((uint64) PG_GETARG_INT64(1)));
+	PG_RETURN_DATUM(agg_state_datum(e));
+}
+
+/* Combine function of every form: b is read into a private copy. */
+Datum
+bloom_agg_state_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom_agg_state_combine");
+	BloomAggState *b;
+	AggStateExpanded *a;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	b = agg_state_read(fcinfo, 1, &bloom_agg_state_type, aggcxt);
+	a = agg_state_for_update(fcinfo, &bloom_agg_state_type, aggcxt);
+	if (a == NULL)
+		PG_RETURN_DATUM(agg_state_datum(agg_state_wrap(&bloom_agg_state_type, b, aggcxt)));
+	combine_into(a->state, b);
+	PG_RETURN_DATUM(agg_state_datum(a));
+}
+
+/* Over no rows: the empty list, as bloom_agg(value) gives. */
+Datum
+bloom_agg_hashed_final(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom_agg_hashed_final");
+	BloomAggState *state = agg_state_arg(fcinfo, 0, &bloom_agg_state_type, aggcxt);
+
+	PG_RETURN_BLOOM(datasized_result(check_form(state, false)));
+}
+
+/*
+ * Over no rows: the empty filter of the call's constant shape when the
+ * Aggref is this call, else NULL.
+ */
+Datum
+bloom_agg_hashed_fixed_final(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom_agg_hashed_fixed_final");
+	BloomAggState *state = agg_state_arg(fcinfo, 0, &bloom_agg_state_type, aggcxt);
+	BloomFilter *f;
+
+	f = fixed_result(fcinfo, check_form(state, true), state == NULL && agg_call_is_own(fcinfo));
+	if (f == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_BLOOM(f);
+}
+
+Datum
+bloom_agg_state_in(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BYTEA_P(agg_state_text_in(PG_GETARG_CSTRING(0), &bloom_agg_state_type));
+}
+
+Datum
+bloom_agg_state_out(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_CSTRING(agg_state_text_out(PG_GETARG_BYTEA_PP(0), &bloom_agg_state_type));
+}
+
+Datum
+bloom_agg_state_recv(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BYTEA_P(agg_state_recv((StringInfo) PG_GETARG_POINTER(0), &bloom_agg_state_type));
 }

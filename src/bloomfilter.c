@@ -5,6 +5,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_aggregate.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "nodes/primnodes.h"
@@ -13,11 +14,13 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 #include "utils/typcache.h"
 
 #include "bloomfilter.h"
 #include "bloom_scan.h"
 #include "core/base64.h"
+#include "distributed_agg.h"
 #include "semijoin.h"
 
 PG_MODULE_MAGIC;
@@ -30,6 +33,7 @@ _PG_init(void)
 {
 	bloom_semijoin_init();
 	bloom_scan_init();
+	bloom_distributed_agg_init();
 	/*
 	 * Only once every setting is defined: reserving the prefix drops the
 	 * placeholders of settings not defined yet, such as a value of
@@ -590,4 +594,24 @@ agg_const_arg(FunctionCallInfo fcinfo, int argno, Datum *value)
 		return false;
 	*value = ((Const *) arg)->constvalue;
 	return true;
+}
+
+bool
+agg_call_is_own(FunctionCallInfo fcinfo)
+{
+	Aggref	   *aggref = AggGetAggref(fcinfo);
+	HeapTuple	tuple;
+	Form_pg_aggregate agg;
+	bool		own;
+
+	if (aggref == NULL)
+		return false;
+	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggref->aggfnoid));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	agg = (Form_pg_aggregate) GETSTRUCT(tuple);
+	own = agg->aggtransfn == fcinfo->flinfo->fn_oid ||
+		agg->aggfinalfn == fcinfo->flinfo->fn_oid;
+	ReleaseSysCache(tuple);
+	return own;
 }

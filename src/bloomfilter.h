@@ -321,4 +321,12 @@ extern Node *agg_arg_expr(FunctionCallInfo fcinfo, int argno);
  */
 extern bool agg_const_arg(FunctionCallInfo fcinfo, int argno, Datum *value);
 
+/*
+ * True when the aggregate call (AggGetAggref) is the aggregate whose
+ * transition or final function is running, so its arguments are ours to
+ * read.  Under Citus the functions run inside Citus's own aggregates
+ * (worker_partial_agg, coord_combine_agg), whose Aggref is not.
+ */
+extern bool agg_call_is_own(FunctionCallInfo fcinfo);
+
 #endif							/* BLOOMFILTER_H */

@@ -652,9 +652,10 @@ state_too_large(uint64 count)
 }
 
 bytea *
-hc_state_serialize(const char head[4], uint64 rows, HashCollector *hc)
+hc_state_serialize(Size lead, const char head[4], uint64 rows, HashCollector *hc)
 {
-	const Size	prefix = VARHDRSZ + 4 + sizeof(uint64) + sizeof(SerialHeader);
+	const Size	prefix = VARHDRSZ + lead + 4 + sizeof(uint64) + sizeof(SerialHeader);
+	char	   *state;
 	uint64		count = count_upper_bound(hc);
 	size_t		cap = bf_pack_bound(count, hc->width);
 	SerialHeader hdr;
@@ -683,14 +684,17 @@ hc_state_serialize(const char head[4], uint64 rows, HashCollector *hc)
 	if (w.len > MaxAllocSize - prefix)
 		state_too_large(w.count);
 
-	memcpy(result + VARHDRSZ, head, 4);
+	/* the caller's lead bytes, zeroed, then the state */
+	memset(result + VARHDRSZ, 0, lead);
+	state = result + VARHDRSZ + lead;
+	memcpy(state, head, 4);
 	/* rows at offset 8, as before the records were packed */
-	memcpy(result + VARHDRSZ + 4, &rows, sizeof(uint64));
+	memcpy(state + 4, &rows, sizeof(uint64));
 	hdr.magic = HC_SERIAL_MAGIC;
 	hdr.width = (uint32) hc->width;
 	hdr.count = w.count;
 	hdr.nbytes = w.len;
-	memcpy(result + VARHDRSZ + 4 + sizeof(uint64), &hdr, sizeof(hdr));
+	memcpy(state + 4 + sizeof(uint64), &hdr, sizeof(hdr));
 	/* give back what the upper bound reserved beyond the packed bytes */
 	if (cap - w.len > 64 * 1024)
 		result = repalloc(result, prefix + w.len);
@@ -742,19 +746,21 @@ unpack_into(HashCollector *hc, const uint8 *in, size_t len, uint64 count)
 }
 
 HashCollector *
-hc_state_deserialize(bytea *b, const char *agg, char head[4], uint64 *rows,
+hc_state_deserialize(const bytea *b, Size lead, const char *agg, char head[4], uint64 *rows,
 					 MemoryContext cxt, FunctionCallInfo fcinfo)
 {
 	const Size	prefix = 4 + sizeof(uint64) + sizeof(SerialHeader);
+	const char *state = VARDATA(b) + lead;
 	Size		len = VARSIZE(b) - VARHDRSZ;
 	SerialHeader hdr;
 	HashCollector *hc;
 
-	if (len < prefix)
+	if (len < lead || len - lead < prefix)
 		corrupted_state(agg, "too short for its header");
-	memcpy(head, VARDATA(b), 4);
-	memcpy(rows, VARDATA(b) + 4, sizeof(uint64));
-	memcpy(&hdr, VARDATA(b) + 4 + sizeof(uint64), sizeof(hdr));
+	len -= lead;
+	memcpy(head, state, 4);
+	memcpy(rows, state + 4, sizeof(uint64));
+	memcpy(&hdr, state + 4 + sizeof(uint64), sizeof(hdr));
 	if (hdr.magic != HC_SERIAL_MAGIC || hdr.width < 1 || hdr.width > BF_RECORD_MAX_WIDTH)
 		corrupted_state(agg, "bad header");
 	if (hdr.nbytes != len - prefix)
@@ -764,7 +770,7 @@ hc_state_deserialize(bytea *b, const char *agg, char head[4], uint64 *rows,
 		corrupted_state(agg, "record count exceeds the data");
 
 	hc = hc_create(cxt, (int) hdr.width, hc_work_mem_limit(), fcinfo);
-	if (!unpack_into(hc, (const uint8 *) VARDATA(b) + prefix, hdr.nbytes, hdr.count))
+	if (!unpack_into(hc, (const uint8 *) state + prefix, hdr.nbytes, hdr.count))
 		corrupted_state(agg, "records damaged, or not sorted and distinct");
 	return hc;
 }

@@ -20,8 +20,8 @@
  *		hc = hc_create(aggcxt, width, hc_work_mem_limit(), fcinfo);
  *		hc_add(hc, rec) per row (no allocation on the common path);
  *		combine: hc_merge(dst, src);
- *		serial: b = hc_state_serialize(head, rows, hc);
- *		deserial: hc = hc_state_deserialize(b, name, head, &rows, aggcxt, fcinfo);
+ *		serial: b = hc_state_serialize(0, head, rows, hc);
+ *		deserial: hc = hc_state_deserialize(b, 0, name, head, &rows, aggcxt, fcinfo);
  *		final: n = hc_count(hc); hc_iterate(hc, visit, arg).
  *	  Temporary files are closed at executor shutdown through
  *	  AggRegisterCallback (fcinfo of an aggregate support function), or by
@@ -145,19 +145,23 @@ extern void hc_free(HashCollector *hc);
  * then the set: a header and the distinct records in ascending order,
  * packed (hash_records.h; about 5.4 bytes per one-word record at 10^7
  * records).  Written in one merge of the buffer and the runs, straight
- * into the result; ERROR if it would exceed 1 GB.  The bytea is the one
+ * into the result, after lead zero bytes left for the caller (a state
+ * type's format byte); ERROR if it would exceed 1 GB.  The bytea is the one
  * thing that must hold every distinct record at once: PostgreSQL's
  * parallel aggregation moves a partial state as one value.
  */
-extern bytea *hc_state_serialize(const char head[4], uint64 rows, HashCollector *hc);
+extern bytea *hc_state_serialize(Size lead, const char head[4], uint64 rows,
+								 HashCollector *hc);
 
 /*
- * Reads a state hc_state_serialize wrote into head, rows and a new
+ * Reads a state hc_state_serialize wrote (after lead bytes of the
+ * caller's, at any alignment) into head, rows and a new
  * collector in cxt, keeping in memory only what its limit allows (the rest
  * is unpacked straight into a run in a temporary file); ERROR
  * (data_corrupted, naming the aggregate agg) if anything is wrong with it.
  */
-extern HashCollector *hc_state_deserialize(bytea *b, const char *agg, char head[4],
+extern HashCollector *hc_state_deserialize(const bytea *b, Size lead, const char *agg,
+										   char head[4],
 										   uint64 *rows, MemoryContext cxt,
 										   FunctionCallInfo fcinfo);
 

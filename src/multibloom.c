@@ -361,6 +361,61 @@ multibloom_row_width(FunctionCallInfo fcinfo, FilterCallCache *cache, int first_
 }
 
 /* ---------------------------------------------------------------------
+ * Rows given as their attributes' hashes: one bigint[] whose element i is
+ * bloom_value_hash(attribute i + 1, mbf_attr_seed(i + 1)), NULL for a NULL
+ * attribute (the hashed aggregates).
+ * --------------------------------------------------------------------- */
+
+int
+multibloom_hashed_row_width(FunctionCallInfo fcinfo, int argno)
+{
+	ArrayType  *arr;
+
+	if (PG_ARGISNULL(argno))
+		return 0;
+	arr = PG_GETARG_ARRAYTYPE_P(argno);
+	return ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+}
+
+void
+multibloom_read_hashed_row(FunctionCallInfo fcinfo, int argno, int nattrs, const char *fname,
+						   MultiBloomRow *row)
+{
+	ArrayType  *arr;
+	const char *data;
+	const bits8 *nulls;
+	int			given;
+
+	if (PG_ARGISNULL(argno))
+		multibloom_report_count_mismatch(fname, 0, nattrs);
+	arr = PG_GETARG_ARRAYTYPE_P(argno);
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s: the VARIADIC array must have one dimension", fname)));
+	if (ARR_ELEMTYPE(arr) != INT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s: the hashes must be a bigint array", fname)));
+	given = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	if (given != nattrs)
+		multibloom_report_count_mismatch(fname, given, nattrs);
+	/* bigint elements are 8 bytes each, with no padding; NULLs take none */
+	data = ARR_DATA_PTR(arr);
+	nulls = ARR_NULLBITMAP(arr);
+	for (int i = 0; i < nattrs; i++)
+	{
+		row->isnull[i] = nulls != NULL && !(nulls[i / 8] & (1 << (i % 8)));
+		row->hashes[i] = 0;
+		if (!row->isnull[i])
+		{
+			memcpy(&row->hashes[i], data, sizeof(uint64));
+			data += sizeof(uint64);
+		}
+	}
+}
+
+/* ---------------------------------------------------------------------
  * I/O: text is canonical base64 of the binary format; binary and bytea
  * are the binary format (doc/multibloom.md).
  * --------------------------------------------------------------------- */

@@ -62,6 +62,15 @@ extern void multibloom_read_row(FunctionCallInfo fcinfo, FilterCallCache *cache,
 								int first_value_argno, int nattrs, const char *fname,
 								MultiBloomRow *row);
 
+/*
+ * Rows given as their attributes' hashes in the bigint[] of argument argno
+ * (the hashed aggregates): its number of elements (0 for NULL), and the
+ * row, read with the same ERRORs as multibloom_read_row.
+ */
+extern int	multibloom_hashed_row_width(FunctionCallInfo fcinfo, int argno);
+extern void multibloom_read_hashed_row(FunctionCallInfo fcinfo, int argno, int nattrs,
+									   const char *fname, MultiBloomRow *row);
+
 /* The ERROR for a row of given values where nattrs were expected. */
 pg_noreturn extern void multibloom_report_count_mismatch(const char *fname, int given, int nattrs);
 

@@ -14,7 +14,9 @@
 #include "postgres.h"
 
 #include "nodes/primnodes.h"
+#include "utils/array.h"
 
+#include "agg_state.h"
 #include "hash_collector.h"
 #include "multibloom.h"
 
@@ -31,6 +33,14 @@ PG_FUNCTION_INFO_V1(multibloom_agg_datasized_combine);
 PG_FUNCTION_INFO_V1(multibloom_agg_datasized_serialize);
 PG_FUNCTION_INFO_V1(multibloom_agg_datasized_deserialize);
 PG_FUNCTION_INFO_V1(multibloom_agg_datasized_final);
+PG_FUNCTION_INFO_V1(multibloom_agg_hashed_trans);
+PG_FUNCTION_INFO_V1(multibloom_agg_fixed_hashed_trans);
+PG_FUNCTION_INFO_V1(multibloom_agg_state_combine);
+PG_FUNCTION_INFO_V1(multibloom_agg_hashed_final);
+PG_FUNCTION_INFO_V1(multibloom_agg_fixed_hashed_final);
+PG_FUNCTION_INFO_V1(multibloom_agg_state_in);
+PG_FUNCTION_INFO_V1(multibloom_agg_state_out);
+PG_FUNCTION_INFO_V1(multibloom_agg_state_recv);
 
 /*
  * Number of values per row of the aggregate call (after first_value_argno
@@ -60,14 +70,15 @@ typedef struct FilterAggState
 	double		fpp;
 } FilterAggState;
 
-/* multibloom_agg_fixed(capacity, fpp, VARIADIC "any") transition. */
-Datum
-multibloom_agg_fixed_trans(PG_FUNCTION_ARGS)
+/*
+ * The fixed-shape state for this row's capacity and fpp (arguments 1 and
+ * 2) and nattrs values: a new one in aggcxt for a group's first row, else
+ * the group's, which must have been shaped by the same arguments.
+ */
+static FilterAggState *
+fixed_state_for_row(FunctionCallInfo fcinfo, FilterAggState *state, int nattrs,
+					MemoryContext aggcxt)
 {
-	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg_fixed");
-	FilterAggState *state = PG_ARGISNULL(0) ? NULL : (FilterAggState *) PG_GETARG_POINTER(0);
-	FilterCallCache *cache = multibloom_call_cache(fcinfo, 3);
-	MultiBloomRow row;
 	int64		capacity;
 	double		fpp;
 
@@ -83,8 +94,7 @@ multibloom_agg_fixed_trans(PG_FUNCTION_ARGS)
 		MemoryContext old = MemoryContextSwitchTo(aggcxt);
 
 		state = palloc0(sizeof(FilterAggState));
-		state->mb = multibloom_empty_for_capacity(multibloom_row_width(fcinfo, cache, 3),
-												  capacity, fpp);
+		state->mb = multibloom_empty_for_capacity(nattrs, capacity, fpp);
 		state->capacity = capacity;
 		state->fpp = fpp;
 		MemoryContextSwitchTo(old);
@@ -95,7 +105,20 @@ multibloom_agg_fixed_trans(PG_FUNCTION_ARGS)
 				 errmsg("multibloom_agg_fixed: capacity and fpp must be the same for every row of a group"),
 				 errdetail("The group began with capacity " INT64_FORMAT " and fpp %g, a later row has capacity " INT64_FORMAT " and fpp %g.",
 						   state->capacity, state->fpp, capacity, fpp)));
+	return state;
+}
 
+/* multibloom_agg_fixed(capacity, fpp, VARIADIC "any") transition. */
+Datum
+multibloom_agg_fixed_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg_fixed");
+	FilterAggState *state = PG_ARGISNULL(0) ? NULL : (FilterAggState *) PG_GETARG_POINTER(0);
+	FilterCallCache *cache = multibloom_call_cache(fcinfo, 3);
+	MultiBloomRow row;
+
+	state = fixed_state_for_row(fcinfo, state,
+								state ? 0 : multibloom_row_width(fcinfo, cache, 3), aggcxt);
 	multibloom_read_row(fcinfo, cache, 3, state->mb->nattrs, "multibloom_agg_fixed", &row);
 	mbf_add_row(state->mb, row.hashes, row.isnull);
 	PG_RETURN_POINTER(state);
@@ -209,34 +232,47 @@ multibloom_agg_combine(PG_FUNCTION_ARGS)
 /* Partial state: capacity (8 bytes), fpp (8), then the binary format. */
 #define FILTER_STATE_PREFIX	16
 
+/* The partial state after lead bytes left for the caller. */
+static bytea *
+fixed_serialize(FilterAggState *state, Size lead)
+{
+	bytea	   *result = filter_to_bytea(state->mb, lead + FILTER_STATE_PREFIX, &multibloom_type);
+
+	memset(VARDATA(result), 0, lead);
+	memcpy(VARDATA(result) + lead, &state->capacity, 8);
+	memcpy(VARDATA(result) + lead + 8, &state->fpp, 8);
+	return result;
+}
+
+/* A state fixed_serialize wrote, read in the current memory context. */
+static FilterAggState *
+fixed_deserialize(const bytea *b, Size lead)
+{
+	size_t		len = VARSIZE_ANY_EXHDR(b);
+	FilterAggState *state;
+
+	if (len < lead + FILTER_STATE_PREFIX)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("invalid multibloom aggregate state of %zu bytes", len)));
+	state = palloc0(sizeof(FilterAggState));
+	memcpy(&state->capacity, VARDATA_ANY(b) + lead, 8);
+	memcpy(&state->fpp, VARDATA_ANY(b) + lead + 8, 8);
+	state->mb = filter_from_bytea(b, lead + FILTER_STATE_PREFIX, ERRCODE_DATA_CORRUPTED,
+								  &multibloom_type);
+	return state;
+}
+
 Datum
 multibloom_agg_serialize(PG_FUNCTION_ARGS)
 {
-	FilterAggState *state = (FilterAggState *) PG_GETARG_POINTER(0);
-	bytea	   *result = filter_to_bytea(state->mb, FILTER_STATE_PREFIX, &multibloom_type);
-
-	memcpy(VARDATA(result), &state->capacity, 8);
-	memcpy(VARDATA(result) + 8, &state->fpp, 8);
-	PG_RETURN_BYTEA_P(result);
+	PG_RETURN_BYTEA_P(fixed_serialize((FilterAggState *) PG_GETARG_POINTER(0), 0));
 }
 
 Datum
 multibloom_agg_deserialize(PG_FUNCTION_ARGS)
 {
-	bytea	   *b = PG_GETARG_BYTEA_PP(0);
-	size_t		len = VARSIZE_ANY_EXHDR(b);
-	FilterAggState *state;
-
-	if (len < FILTER_STATE_PREFIX)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("invalid multibloom aggregate state of %zu bytes", len)));
-	state = palloc0(sizeof(FilterAggState));
-	memcpy(&state->capacity, VARDATA_ANY(b), 8);
-	memcpy(&state->fpp, VARDATA_ANY(b) + 8, 8);
-	state->mb = filter_from_bytea(b, FILTER_STATE_PREFIX, ERRCODE_DATA_CORRUPTED,
-								  &multibloom_type);
-	PG_RETURN_POINTER(state);
+	PG_RETURN_POINTER(fixed_deserialize(PG_GETARG_BYTEA_PP(0), 0));
 }
 
 /* The result is a copy, so the state may go on changing (window frames). */
@@ -255,21 +291,29 @@ multibloom_agg_final(PG_FUNCTION_ARGS)
  * comes from the call's constant arguments, an empty filter like
  * multibloom_empty.  When they are not constants the result is NULL.
  */
+static MultiBloom *
+fixed_without_rows(FunctionCallInfo fcinfo, int nattrs)
+{
+	Datum		capacity,
+				fpp;
+
+	if (nattrs < 1 || !agg_const_arg(fcinfo, 0, &capacity) || !agg_const_arg(fcinfo, 1, &fpp))
+		return NULL;
+	return multibloom_empty_for_capacity(nattrs, DatumGetInt64(capacity), DatumGetFloat8(fpp));
+}
+
 Datum
 multibloom_agg_fixed_final(PG_FUNCTION_ARGS)
 {
 	FilterAggState *state = PG_ARGISNULL(0) ? NULL : (FilterAggState *) PG_GETARG_POINTER(0);
-	Datum		capacity,
-				fpp;
-	int			nattrs;
+	MultiBloom *mb;
 
 	if (state != NULL)
 		PG_RETURN_POINTER(filter_copy(state->mb));
-	nattrs = agg_row_width(fcinfo, 2);
-	if (nattrs < 1 || !agg_const_arg(fcinfo, 0, &capacity) || !agg_const_arg(fcinfo, 1, &fpp))
+	mb = fixed_without_rows(fcinfo, agg_row_width(fcinfo, 2));
+	if (mb == NULL)
 		PG_RETURN_NULL();
-	PG_RETURN_POINTER(multibloom_empty_for_capacity(nattrs, DatumGetInt64(capacity),
-													DatumGetFloat8(fpp)));
+	PG_RETURN_POINTER(mb);
 }
 
 /* ---------------------------------------------------------------------
@@ -304,6 +348,24 @@ new_datasized_state(MemoryContext aggcxt, int nattrs, FunctionCallInfo fcinfo)
 	return state;
 }
 
+/* A row as a record: its hashes, then the bitmap of its NULL attributes. */
+static void
+datasized_add_row(DataSizedState *state, const MultiBloomRow *row)
+{
+	uint64		record[MULTIBLOOM_MAX_ATTRS + 1];
+	uint64		nullmap = 0;
+
+	for (int i = 0; i < state->nattrs; i++)
+	{
+		record[i] = row->hashes[i];
+		if (row->isnull[i])
+			nullmap |= UINT64CONST(1) << i;
+	}
+	record[state->nattrs] = nullmap;
+	hc_add(state->rows_seen, record);
+	state->rows++;
+}
+
 Datum
 multibloom_agg_datasized_trans(PG_FUNCTION_ARGS)
 {
@@ -311,8 +373,6 @@ multibloom_agg_datasized_trans(PG_FUNCTION_ARGS)
 	DataSizedState *state = PG_ARGISNULL(0) ? NULL : (DataSizedState *) PG_GETARG_POINTER(0);
 	FilterCallCache *cache = multibloom_call_cache(fcinfo, 1);
 	MultiBloomRow row;
-	uint64		record[MULTIBLOOM_MAX_ATTRS + 1];
-	uint64		nullmap = 0;
 
 	if (state == NULL)
 	{
@@ -322,16 +382,19 @@ multibloom_agg_datasized_trans(PG_FUNCTION_ARGS)
 		state = new_datasized_state(aggcxt, nattrs, fcinfo);
 	}
 	multibloom_read_row(fcinfo, cache, 1, state->nattrs, "multibloom_agg", &row);
-	for (int i = 0; i < state->nattrs; i++)
-	{
-		record[i] = row.hashes[i];
-		if (row.isnull[i])
-			nullmap |= UINT64CONST(1) << i;
-	}
-	record[state->nattrs] = nullmap;
-	hc_add(state->rows_seen, record);
-	state->rows++;
+	datasized_add_row(state, &row);
 	PG_RETURN_POINTER(state);
+}
+
+/* Moves the rows of s2 into s1. */
+static void
+datasized_merge(DataSizedState *s1, DataSizedState *s2)
+{
+	/* workers that each saw rows of one width, but not the same one */
+	if (s1->nattrs != s2->nattrs)
+		multibloom_report_count_mismatch("multibloom_agg", s2->nattrs, s1->nattrs);
+	hc_merge(s1->rows_seen, s2->rows_seen);
+	s1->rows += s2->rows;
 }
 
 Datum
@@ -349,36 +412,33 @@ multibloom_agg_datasized_combine(PG_FUNCTION_ARGS)
 	}
 	if (s1 == NULL)
 		s1 = new_datasized_state(aggcxt, s2->nattrs, fcinfo);
-	/* workers that each saw rows of one width, but not the same one */
-	if (s1->nattrs != s2->nattrs)
-		multibloom_report_count_mismatch("multibloom_agg", s2->nattrs, s1->nattrs);
-	hc_merge(s1->rows_seen, s2->rows_seen);
-	s1->rows += s2->rows;
+	datasized_merge(s1, s2);
 	PG_RETURN_POINTER(s1);
 }
 
-/* Partial state: nattrs (4 bytes), rows (8), then the collector's set. */
-Datum
-multibloom_agg_datasized_serialize(PG_FUNCTION_ARGS)
+/*
+ * Partial state, after lead bytes left for the caller: nattrs (4 bytes),
+ * rows (8), then the collector's set.
+ */
+static bytea *
+datasized_serialize(DataSizedState *state, Size lead)
 {
-	DataSizedState *state = (DataSizedState *) PG_GETARG_POINTER(0);
 	int32		nattrs = state->nattrs;
 	char		head[4];
 
 	StaticAssertStmt(sizeof(nattrs) == sizeof(head), "nattrs is the 4-byte head");
 	memcpy(head, &nattrs, sizeof(head));
-	PG_RETURN_BYTEA_P(hc_state_serialize(head, state->rows, state->rows_seen));
+	return hc_state_serialize(lead, head, state->rows, state->rows_seen);
 }
 
-Datum
-multibloom_agg_datasized_deserialize(PG_FUNCTION_ARGS)
+static DataSizedState *
+datasized_deserialize(const bytea *b, Size lead, MemoryContext aggcxt, FunctionCallInfo fcinfo)
 {
-	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg_deserialize");
 	DataSizedState *state = MemoryContextAllocZero(aggcxt, sizeof(DataSizedState));
 	char		head[4];
 	int32		nattrs;
 
-	state->rows_seen = hc_state_deserialize(PG_GETARG_BYTEA_P(0), "multibloom_agg", head,
+	state->rows_seen = hc_state_deserialize(b, lead, "multibloom_agg", head,
 											&state->rows, aggcxt, fcinfo);
 	memcpy(&nattrs, head, sizeof(nattrs));
 	if (nattrs < 1 || nattrs > MULTIBLOOM_MAX_ATTRS || state->rows_seen->width != nattrs + 1)
@@ -386,7 +446,21 @@ multibloom_agg_datasized_deserialize(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("invalid serialized multibloom_agg state: %d attributes", nattrs)));
 	state->nattrs = nattrs;
-	PG_RETURN_POINTER(state);
+	return state;
+}
+
+Datum
+multibloom_agg_datasized_serialize(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BYTEA_P(datasized_serialize((DataSizedState *) PG_GETARG_POINTER(0), 0));
+}
+
+Datum
+multibloom_agg_datasized_deserialize(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg_deserialize");
+
+	PG_RETURN_POINTER(datasized_deserialize(PG_GETARG_BYTEA_P(0), 0, aggcxt, fcinfo));
 }
 
 /* What the parts must hold, gathered in one pass over the distinct rows. */
@@ -475,30 +549,285 @@ part_capacities(DataSizedState *state, double *caps)
 	return (double) Max(pc.complete_rows, 1);
 }
 
-Datum
-multibloom_agg_datasized_final(PG_FUNCTION_ARGS)
+/* No rows: an empty filter for nattrs values, NULL if that is not a width. */
+static MultiBloom *
+datasized_without_rows(int nattrs)
 {
-	DataSizedState *state = PG_ARGISNULL(0) ? NULL : (DataSizedState *) PG_GETARG_POINTER(0);
+	double		caps[MULTIBLOOM_MAX_ATTRS];
+
+	if (nattrs < 1 || nattrs > MULTIBLOOM_MAX_ATTRS)
+		return NULL;
+	for (int i = 0; i < nattrs; i++)
+		caps[i] = 1;
+	return datasized_filter(nattrs, caps, 1);
+}
+
+static MultiBloom *
+datasized_result(DataSizedState *state)
+{
 	double		caps[MULTIBLOOM_MAX_ATTRS];
 	double		row_capacity;
 	MultiBloom *mb;
-
-	if (state == NULL)
-	{
-		/* no rows: an empty filter for the call's number of values */
-		int			nattrs = agg_row_width(fcinfo, 0);
-
-		if (nattrs < 1 || nattrs > MULTIBLOOM_MAX_ATTRS)
-			PG_RETURN_NULL();
-		for (int i = 0; i < nattrs; i++)
-			caps[i] = 1;
-		PG_RETURN_POINTER(datasized_filter(nattrs, caps, 1));
-	}
 
 	row_capacity = part_capacities(state, caps);
 	/* pass 2: every distinct row into parts sized for their own counts */
 	mb = datasized_filter(state->nattrs, caps, row_capacity);
 	hc_iterate(state->rows_seen, insert_row_record, mb);
 	mb->rows = state->rows;
+	return mb;
+}
+
+Datum
+multibloom_agg_datasized_final(PG_FUNCTION_ARGS)
+{
+	DataSizedState *state = PG_ARGISNULL(0) ? NULL : (DataSizedState *) PG_GETARG_POINTER(0);
+	MultiBloom *mb;
+
+	if (state != NULL)
+		PG_RETURN_POINTER(datasized_result(state));
+	mb = datasized_without_rows(agg_row_width(fcinfo, 0));
+	if (mb == NULL)
+		PG_RETURN_NULL();
 	PG_RETURN_POINTER(mb);
+}
+
+/* ---------------------------------------------------------------------
+ * The hashed aggregates: multibloom_agg_hashed(hashes bigint[]) and
+ * multibloom_agg_fixed_hashed(capacity, fpp, hashes bigint[]) (also
+ * named multibloom_agg_sized_hashed), the forms above over rows given as
+ * their attributes' hashes (element i: bloom_value_hash(attribute i + 1,
+ * i + 1)), with declared types a distributed planner can check on the
+ * shards.  The row width is the array's length.  Their state is the SQL
+ * type multibloom_agg_state (agg_state.h): the state of the form above,
+ * expanded; its flat form is a format byte, a form byte ('S' data-sized,
+ * 'F' fixed-shape), then that form's serialized state.
+ * --------------------------------------------------------------------- */
+
+#define MULTIBLOOM_AGG_STATE_FORMAT 1
+#define STATE_LEAD				2	/* the format and form bytes */
+
+typedef struct HashedState
+{
+	DataSizedState *datasized;	/* exactly one of the two is set */
+	FilterAggState *fixed;
+} HashedState;
+
+static bytea *
+hashed_state_flat(void *arg)
+{
+	HashedState *state = (HashedState *) arg;
+	bytea	   *flat = state->fixed ? fixed_serialize(state->fixed, STATE_LEAD)
+		: datasized_serialize(state->datasized, STATE_LEAD);
+
+	VARDATA(flat)[0] = MULTIBLOOM_AGG_STATE_FORMAT;
+	VARDATA(flat)[1] = state->fixed ? 'F' : 'S';
+	return flat;
+}
+
+static void *
+hashed_state_from_flat(const bytea *flat, MemoryContext aggcxt, FunctionCallInfo fcinfo)
+{
+	HashedState *state = MemoryContextAllocZero(aggcxt, sizeof(HashedState));
+	char		form = VARSIZE(flat) >= VARHDRSZ + STATE_LEAD ? VARDATA(flat)[1] : '\0';
+	MemoryContext old;
+
+	if (VARSIZE(flat) < VARHDRSZ + STATE_LEAD ||
+		VARDATA(flat)[0] != MULTIBLOOM_AGG_STATE_FORMAT || (form != 'F' && form != 'S'))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("invalid serialized multibloom_agg state"),
+				 errdetail("unknown format")));
+	if (form == 'S')
+	{
+		state->datasized = datasized_deserialize(flat, STATE_LEAD, aggcxt, fcinfo);
+		return state;
+	}
+	old = MemoryContextSwitchTo(aggcxt);
+	state->fixed = fixed_deserialize(flat, STATE_LEAD);
+	MemoryContextSwitchTo(old);
+	return state;
+}
+
+static void
+hashed_state_release(void *arg)
+{
+	HashedState *state = (HashedState *) arg;
+
+	if (state->datasized)
+		hc_free(state->datasized->rows_seen);
+}
+
+static const AggStateType multibloom_agg_state_type = {
+	"multibloom_agg_state",
+	"invalid serialized multibloom_agg state",
+	hashed_state_flat,
+	hashed_state_from_flat,
+	hashed_state_release
+};
+
+/* ERROR unless the state is of the form the function expects. */
+static HashedState *
+check_form(HashedState *state, bool fixed)
+{
+	if (state != NULL && (state->fixed != NULL) != fixed)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("a %s multibloom_agg_state given to a %s aggregate",
+						fixed ? "data-sized" : "fixed-shape",
+						fixed ? "fixed-shape" : "data-sized")));
+	return state;
+}
+
+static AggStateExpanded *
+hashed_state_wrap(DataSizedState *datasized, FilterAggState *fixed, MemoryContext aggcxt)
+{
+	HashedState *state = MemoryContextAllocZero(aggcxt, sizeof(HashedState));
+
+	state->datasized = datasized;
+	state->fixed = fixed;
+	return agg_state_wrap(&multibloom_agg_state_type, state, aggcxt);
+}
+
+/* multibloom_agg_hashed(hashes bigint[]) transition. */
+Datum
+multibloom_agg_hashed_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg");
+	AggStateExpanded *e = agg_state_for_update(fcinfo, &multibloom_agg_state_type, aggcxt);
+	DataSizedState *state;
+	MultiBloomRow row;
+
+	if (e == NULL)
+	{
+		int			nattrs = multibloom_hashed_row_width(fcinfo, 1);
+
+		multibloom_check_nattrs(nattrs);
+		e = hashed_state_wrap(new_datasized_state(aggcxt, nattrs, fcinfo), NULL, aggcxt);
+	}
+	state = check_form(e->state, false)->datasized;
+	multibloom_read_hashed_row(fcinfo, 1, state->nattrs, "multibloom_agg", &row);
+	datasized_add_row(state, &row);
+	PG_RETURN_DATUM(agg_state_datum(e));
+}
+
+/* multibloom_agg_fixed_hashed(capacity, fpp, hashes bigint[]) transition. */
+Datum
+multibloom_agg_fixed_hashed_trans(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg_fixed");
+	AggStateExpanded *e = agg_state_for_update(fcinfo, &multibloom_agg_state_type, aggcxt);
+	HashedState *state;
+	MultiBloomRow row;
+
+	if (e == NULL)
+		e = hashed_state_wrap(NULL, fixed_state_for_row(fcinfo, NULL,
+														multibloom_hashed_row_width(fcinfo, 3),
+														aggcxt), aggcxt);
+	else
+		fixed_state_for_row(fcinfo, check_form(e->state, true)->fixed, 0, aggcxt);
+	state = e->state;
+	multibloom_read_hashed_row(fcinfo, 3, state->fixed->mb->nattrs, "multibloom_agg_fixed", &row);
+	mbf_add_row(state->fixed->mb, row.hashes, row.isnull);
+	PG_RETURN_DATUM(agg_state_datum(e));
+}
+
+/* Combine function of both forms: b is read into a private copy. */
+Datum
+multibloom_agg_state_combine(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg_combine");
+	HashedState *b;
+	AggStateExpanded *e;
+	HashedState *a;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	b = agg_state_read(fcinfo, 1, &multibloom_agg_state_type, aggcxt);
+	e = agg_state_for_update(fcinfo, &multibloom_agg_state_type, aggcxt);
+	if (e == NULL)
+		PG_RETURN_DATUM(agg_state_datum(agg_state_wrap(&multibloom_agg_state_type, b, aggcxt)));
+	a = check_form(e->state, b->fixed != NULL);
+	if (a->fixed)
+		state_union(a->fixed, b->fixed->mb, aggcxt);
+	else
+		datasized_merge(a->datasized, b->datasized);
+	PG_RETURN_DATUM(agg_state_datum(e));
+}
+
+/*
+ * The number of attributes of this aggregate's own call over no rows: the
+ * length of its array argument argno written as ARRAY[...] or a constant;
+ * else 0.
+ */
+static int
+hashed_call_width(FunctionCallInfo fcinfo, int argno)
+{
+	Node	   *arg;
+
+	if (!agg_call_is_own(fcinfo))
+		return 0;
+	arg = agg_arg_expr(fcinfo, argno);
+	if (arg != NULL && IsA(arg, ArrayExpr) && !((ArrayExpr *) arg)->multidims)
+		return list_length(((ArrayExpr *) arg)->elements);
+	if (arg != NULL && IsA(arg, Const) && !((Const *) arg)->constisnull)
+	{
+		ArrayType  *arr = DatumGetArrayTypeP(((Const *) arg)->constvalue);
+
+		if (ARR_NDIM(arr) == 1)
+			return ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
+	}
+	return 0;
+}
+
+Datum
+multibloom_agg_hashed_final(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg");
+	HashedState *state = agg_state_arg(fcinfo, 0, &multibloom_agg_state_type, aggcxt);
+	MultiBloom *mb;
+
+	if (check_form(state, false) != NULL)
+		PG_RETURN_POINTER(datasized_result(state->datasized));
+	mb = datasized_without_rows(hashed_call_width(fcinfo, 0));
+	if (mb == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(mb);
+}
+
+Datum
+multibloom_agg_fixed_hashed_final(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg_fixed");
+	HashedState *state = agg_state_arg(fcinfo, 0, &multibloom_agg_state_type, aggcxt);
+	MultiBloom *mb;
+
+	if (check_form(state, true) != NULL)
+		PG_RETURN_POINTER(filter_copy(state->fixed->mb));
+	mb = fixed_without_rows(fcinfo, hashed_call_width(fcinfo, 2));
+	if (mb == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(mb);
+}
+
+Datum
+multibloom_agg_state_in(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BYTEA_P(agg_state_text_in(PG_GETARG_CSTRING(0), &multibloom_agg_state_type));
+}
+
+Datum
+multibloom_agg_state_out(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_CSTRING(agg_state_text_out(PG_GETARG_BYTEA_PP(0), &multibloom_agg_state_type));
+}
+
+Datum
+multibloom_agg_state_recv(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BYTEA_P(agg_state_recv((StringInfo) PG_GETARG_POINTER(0),
+									 &multibloom_agg_state_type));
 }

@@ -123,8 +123,8 @@ static planner_hook_type prev_planner_hook = NULL;
  * What differs between the majors (the tests are in pg_compat.h)
  * --------------------------------------------------------------------- */
 
-/* The schema an extension is installed in. */
-static Oid
+/* The schema an extension is installed in (also used by distributed_agg.c). */
+Oid
 bf_extension_schema(Oid ext)
 {
 #if BF_HAVE_GET_EXTENSION_SCHEMA
@@ -148,8 +148,8 @@ bf_extension_schema(Oid ext)
 #endif
 }
 
-/* True if the current user may execute the function. */
-static bool
+/* True if the current user may execute the function (also distributed_agg.c). */
+bool
 bf_may_execute(Oid fn)
 {
 #if BF_HAVE_OBJECT_ACLCHECK

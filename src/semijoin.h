@@ -11,4 +11,8 @@
 /* Defines the bloomfilter.semijoin_* settings and installs the hook. */
 extern void bloom_semijoin_init(void);
 
+/* Catalog helpers that differ between the majors, shared by the planner hooks. */
+extern Oid	bf_extension_schema(Oid ext);
+extern bool bf_may_execute(Oid fn);
+
 #endif							/* BLOOMFILTER_SEMIJOIN_H */

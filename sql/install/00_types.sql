@@ -117,3 +117,57 @@ CREATE TYPE @extschema@.bloom_setop_state (
 );
 COMMENT ON TYPE @extschema@.bloom_setop_state IS
 	'partial state of bloom_union_agg and bloom_intersect_agg, as it travels between parallel workers and between the nodes of a distributed database';
+
+-- ---- bloom_agg_state and multibloom_agg_state: the states of the hashed aggregates ----
+
+-- The transition states of bloom_agg_hashed and multibloom_agg_hashed (and
+-- its fixed-shape forms), types of their own so that Citus can run them
+-- per shard and combine the partial states on the coordinator.  Their
+-- binary form is a transport form between nodes, not for storage
+-- (doc/format.md); the text form is its base64.  Both are checked in full
+-- on input.
+CREATE TYPE @extschema@.bloom_agg_state;
+
+CREATE FUNCTION @extschema@.bloom_agg_state_in(cstring) RETURNS @extschema@.bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_agg_state_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_state_out(@extschema@.bloom_agg_state) RETURNS cstring
+	AS 'MODULE_PATHNAME', 'bloom_agg_state_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_state_recv(internal) RETURNS @extschema@.bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_agg_state_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_state_send(@extschema@.bloom_agg_state) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'bloom_setop_state_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE @extschema@.bloom_agg_state (
+	INPUT = @extschema@.bloom_agg_state_in,
+	OUTPUT = @extschema@.bloom_agg_state_out,
+	RECEIVE = @extschema@.bloom_agg_state_recv,
+	SEND = @extschema@.bloom_agg_state_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = double,
+	STORAGE = extended
+);
+COMMENT ON TYPE @extschema@.bloom_agg_state IS
+	'partial state of bloom_agg_hashed, as it travels between parallel workers and between the nodes of a distributed database';
+
+CREATE TYPE @extschema@.multibloom_agg_state;
+
+CREATE FUNCTION @extschema@.multibloom_agg_state_in(cstring) RETURNS @extschema@.multibloom_agg_state
+	AS 'MODULE_PATHNAME', 'multibloom_agg_state_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_state_out(@extschema@.multibloom_agg_state) RETURNS cstring
+	AS 'MODULE_PATHNAME', 'multibloom_agg_state_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_state_recv(internal) RETURNS @extschema@.multibloom_agg_state
+	AS 'MODULE_PATHNAME', 'multibloom_agg_state_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_state_send(@extschema@.multibloom_agg_state) RETURNS bytea
+	AS 'MODULE_PATHNAME', 'bloom_setop_state_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE @extschema@.multibloom_agg_state (
+	INPUT = @extschema@.multibloom_agg_state_in,
+	OUTPUT = @extschema@.multibloom_agg_state_out,
+	RECEIVE = @extschema@.multibloom_agg_state_recv,
+	SEND = @extschema@.multibloom_agg_state_send,
+	INTERNALLENGTH = VARIABLE,
+	ALIGNMENT = double,
+	STORAGE = extended
+);
+COMMENT ON TYPE @extschema@.multibloom_agg_state IS
+	'partial state of multibloom_agg_hashed and multibloom_agg_fixed_hashed, as it travels between parallel workers and between the nodes of a distributed database';

@@ -137,3 +137,72 @@ CREATE AGGREGATE @extschema@.bloom_intersect_agg(f @extschema@.bloom) (
 );
 COMMENT ON AGGREGATE @extschema@.bloom_intersect_agg(@extschema@.bloom) IS
 	'AND of all non-null filters (auto-sized filters of different sizes fold to the smallest)';
+
+-- bloom_agg_hashed: bloom_agg over bloom_value_hash(value, 0) instead of
+-- the values.  Its arguments have types a distributed database can check
+-- on the shards and its state is bloom_agg_state, so Citus computes it
+-- per shard and combines the partial states (doc/aggregates.md).
+CREATE FUNCTION @extschema@.bloom_agg_hashed_trans(@extschema@.bloom_agg_state, bigint)
+	RETURNS @extschema@.bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_agg_hashed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_hashed_fixed_trans(@extschema@.bloom_agg_state, bigint, bigint, float8)
+	RETURNS @extschema@.bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_agg_hashed_fixed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_hashed_fixed_trans(@extschema@.bloom_agg_state, bigint, bigint, float8, text)
+	RETURNS @extschema@.bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_agg_hashed_fixed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_state_combine(@extschema@.bloom_agg_state, @extschema@.bloom_agg_state)
+	RETURNS @extschema@.bloom_agg_state
+	AS 'MODULE_PATHNAME', 'bloom_agg_state_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_hashed_final(@extschema@.bloom_agg_state)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_agg_hashed_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.bloom_agg_hashed_fixed_final(@extschema@.bloom_agg_state)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_agg_hashed_fixed_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.bloom_agg_hashed_trans(@extschema@.bloom_agg_state, bigint) IS
+	'transition function of bloom_agg_hashed(hash): collects distinct hashes';
+COMMENT ON FUNCTION @extschema@.bloom_agg_hashed_fixed_trans(@extschema@.bloom_agg_state, bigint, bigint, float8) IS
+	'transition function of bloom_agg_hashed(hash, capacity, fpp): adds to the filter in place';
+COMMENT ON FUNCTION @extschema@.bloom_agg_hashed_fixed_trans(@extschema@.bloom_agg_state, bigint, bigint, float8, text) IS
+	'transition function of bloom_agg_hashed(hash, capacity, fpp, layout): adds to the filter in place';
+COMMENT ON FUNCTION @extschema@.bloom_agg_state_combine(@extschema@.bloom_agg_state, @extschema@.bloom_agg_state) IS
+	'combine function of bloom_agg_hashed (parallel and distributed aggregation)';
+COMMENT ON FUNCTION @extschema@.bloom_agg_hashed_final(@extschema@.bloom_agg_state) IS
+	'final function of bloom_agg_hashed(hash): sizes the filter for the distinct count';
+COMMENT ON FUNCTION @extschema@.bloom_agg_hashed_fixed_final(@extschema@.bloom_agg_state) IS
+	'final function of the fixed-shape bloom_agg_hashed forms';
+
+CREATE AGGREGATE @extschema@.bloom_agg_hashed(hash bigint) (
+	SFUNC = @extschema@.bloom_agg_hashed_trans,
+	STYPE = @extschema@.bloom_agg_state,
+	SSPACE = 256,
+	FINALFUNC = @extschema@.bloom_agg_hashed_final,
+	COMBINEFUNC = @extschema@.bloom_agg_state_combine,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.bloom_agg_hashed(bigint) IS
+	'bloom_agg(value) over bloom_value_hash(value, 0): the same filter, computed per shard on a distributed database';
+
+CREATE AGGREGATE @extschema@.bloom_agg_hashed(hash bigint, capacity bigint, fpp float8) (
+	SFUNC = @extschema@.bloom_agg_hashed_fixed_trans,
+	STYPE = @extschema@.bloom_agg_state,
+	SSPACE = 1024,
+	FINALFUNC = @extschema@.bloom_agg_hashed_fixed_final,
+	COMBINEFUNC = @extschema@.bloom_agg_state_combine,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.bloom_agg_hashed(bigint, bigint, float8) IS
+	'bloom_agg(value, capacity, fpp) over bloom_value_hash(value, 0): the same filter, computed per shard on a distributed database';
+
+CREATE AGGREGATE @extschema@.bloom_agg_hashed(hash bigint, capacity bigint, fpp float8, layout text) (
+	SFUNC = @extschema@.bloom_agg_hashed_fixed_trans,
+	STYPE = @extschema@.bloom_agg_state,
+	SSPACE = 1024,
+	FINALFUNC = @extschema@.bloom_agg_hashed_fixed_final,
+	COMBINEFUNC = @extschema@.bloom_agg_state_combine,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.bloom_agg_hashed(bigint, bigint, float8, text) IS
+	'bloom_agg(value, capacity, fpp, layout) over bloom_value_hash(value, 0): the same filter, computed per shard on a distributed database';

@@ -121,3 +121,69 @@ CREATE AGGREGATE @extschema@.multibloom_union_agg(f @extschema@.multibloom) (
 );
 COMMENT ON AGGREGATE @extschema@.multibloom_union_agg(@extschema@.multibloom) IS
 	'union of all non-null filters (all of the same shape)';
+
+-- ---- the hashed multibloom aggregates ----
+
+-- multibloom_agg and multibloom_agg_fixed over rows given as the array of
+-- their attributes' hashes, element i bloom_value_hash(attribute i, i)
+-- (counting from 1; NULL for a NULL attribute).  Their arguments have
+-- types a distributed database can check on the shards and their state is
+-- multibloom_agg_state, so Citus computes them per shard and combines the
+-- partial states (doc/aggregates.md).
+CREATE FUNCTION @extschema@.multibloom_agg_hashed_trans(@extschema@.multibloom_agg_state, bigint[])
+	RETURNS @extschema@.multibloom_agg_state
+	AS 'MODULE_PATHNAME', 'multibloom_agg_hashed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_fixed_hashed_trans(@extschema@.multibloom_agg_state, bigint, float8, bigint[])
+	RETURNS @extschema@.multibloom_agg_state
+	AS 'MODULE_PATHNAME', 'multibloom_agg_fixed_hashed_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_state_combine(@extschema@.multibloom_agg_state, @extschema@.multibloom_agg_state)
+	RETURNS @extschema@.multibloom_agg_state
+	AS 'MODULE_PATHNAME', 'multibloom_agg_state_combine' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_hashed_final(@extschema@.multibloom_agg_state)
+	RETURNS @extschema@.multibloom
+	AS 'MODULE_PATHNAME', 'multibloom_agg_hashed_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.multibloom_agg_fixed_hashed_final(@extschema@.multibloom_agg_state)
+	RETURNS @extschema@.multibloom
+	AS 'MODULE_PATHNAME', 'multibloom_agg_fixed_hashed_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.multibloom_agg_hashed_trans(@extschema@.multibloom_agg_state, bigint[]) IS
+	'transition function of multibloom_agg_hashed';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_fixed_hashed_trans(@extschema@.multibloom_agg_state, bigint, float8, bigint[]) IS
+	'transition function of multibloom_agg_fixed_hashed';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_state_combine(@extschema@.multibloom_agg_state, @extschema@.multibloom_agg_state) IS
+	'combine function of the hashed multibloom aggregates (parallel and distributed aggregation)';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_hashed_final(@extschema@.multibloom_agg_state) IS
+	'final function of multibloom_agg_hashed: sizes every part for its own distinct count';
+COMMENT ON FUNCTION @extschema@.multibloom_agg_fixed_hashed_final(@extschema@.multibloom_agg_state) IS
+	'final function of multibloom_agg_fixed_hashed';
+
+CREATE AGGREGATE @extschema@.multibloom_agg_hashed(hashes bigint[]) (
+	SFUNC = @extschema@.multibloom_agg_hashed_trans,
+	STYPE = @extschema@.multibloom_agg_state,
+	FINALFUNC = @extschema@.multibloom_agg_hashed_final,
+	COMBINEFUNC = @extschema@.multibloom_agg_state_combine,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.multibloom_agg_hashed(bigint[]) IS
+	'multibloom_agg over rows given as their attributes'' hashes (bloom_value_hash(attribute i, i)): the same filter, computed per shard on a distributed database';
+
+CREATE AGGREGATE @extschema@.multibloom_agg_fixed_hashed(capacity bigint, fpp float8, hashes bigint[]) (
+	SFUNC = @extschema@.multibloom_agg_fixed_hashed_trans,
+	STYPE = @extschema@.multibloom_agg_state,
+	FINALFUNC = @extschema@.multibloom_agg_fixed_hashed_final,
+	COMBINEFUNC = @extschema@.multibloom_agg_state_combine,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.multibloom_agg_fixed_hashed(bigint, float8, bigint[]) IS
+	'multibloom_agg_fixed over rows given as their attributes'' hashes (bloom_value_hash(attribute i, i)): the same filter, computed per shard on a distributed database';
+
+-- The twin of multibloom_agg_sized, the name of multibloom_agg_fixed in 1.0.
+CREATE AGGREGATE @extschema@.multibloom_agg_sized_hashed(capacity bigint, fpp float8, hashes bigint[]) (
+	SFUNC = @extschema@.multibloom_agg_fixed_hashed_trans,
+	STYPE = @extschema@.multibloom_agg_state,
+	FINALFUNC = @extschema@.multibloom_agg_fixed_hashed_final,
+	COMBINEFUNC = @extschema@.multibloom_agg_state_combine,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.multibloom_agg_sized_hashed(bigint, float8, bigint[]) IS
+	'deprecated: the twin of multibloom_agg_sized, equal to multibloom_agg_fixed_hashed; use multibloom_agg_fixed_hashed';
