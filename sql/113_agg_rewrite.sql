@@ -93,9 +93,10 @@ SELECT rw_check('SELECT bloom_agg(DISTINCT i) FROM rw');
 SELECT rw_check('SELECT bloom_agg(i ORDER BY i) FROM rw');
 SELECT rw_check('SELECT multibloom_agg(VARIADIC ARRAY[i, g]) FROM rw');
 SELECT rw_check($$SELECT multibloom_agg('x', i) FROM rw$$);
+-- (DISTINCT and ORDER BY, left alone above, are not shown: since
+-- PostgreSQL 16 their plan sorts below the aggregate)
 EXPLAIN (VERBOSE, COSTS OFF)
-SELECT bloom_agg(DISTINCT i), bloom_agg(i ORDER BY i), multibloom_agg(VARIADIC ARRAY[i, g]),
-       multibloom_agg('x', i), bloom_agg(i, g::bigint, 0.1) FROM rw;
+SELECT multibloom_agg(VARIADIC ARRAY[i, g]), multibloom_agg('x', i), bloom_agg(i, g::bigint, 0.1) FROM rw;
 SELECT rw_check('SELECT g, bloom_agg(i, g::bigint + 10, 0.1) FROM rw GROUP BY g');
 -- errors stay the same errors
 SET bloomfilter.distributed_aggregates = off;
