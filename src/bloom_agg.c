@@ -560,12 +560,16 @@ bad_serial_state(const char *detail)
 			 detail ? errdetail("%s", detail) : 0));
 }
 
-/* The arguments at in (len bytes, at least the prefix), checked. */
+/* The arguments at in (at least AGG_SERIAL_FIXED_PREFIX bytes), checked. */
 static void
 read_fixed_prefix(const char *in, FixedArgs *args)
 {
 	if ((uint8) in[24] > 1)
 		bad_serial_state(NULL);
+	/* the padding after the kind byte and after has_layout is zero */
+	for (int i = 1; i < AGG_SERIAL_FIXED_PREFIX; i++)
+		if ((i < 4 || i > 24) && in[i] != 0)
+			bad_serial_state("nonzero padding");
 	memcpy(&args->layout, in + 4, 4);
 	memcpy(&args->capacity, in + 8, 8);
 	memcpy(&args->fpp, in + 16, 8);
