@@ -1374,13 +1374,14 @@ bloom_agg_hashed_fixed_trans(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom_agg_hashed_fixed_trans");
 	AggStateExpanded *e = agg_state_for_update(fcinfo, &bloom_agg_state_type, aggcxt);
+	bool		first_row = e == NULL;
 	BloomAggState *state;
 
-	if (e == NULL)
+	if (first_row)
 		e = new_hashed_fixed_state(fcinfo, aggcxt);
-	else if (check_form(e->state, true)->check_rows)
-		check_row_args(fcinfo, &((BloomAggState *) e->state)->args);
-	state = e->state;
+	state = check_form(e->state, true);
+	if (!first_row && state->check_rows)
+		check_row_args(fcinfo, &state->args);
 	if (!PG_ARGISNULL(1))
 		bf_inserter_add(&state->inserter, state->filter,
 						bf_hash_derive((uint64) PG_GETARG_INT64(1)));
