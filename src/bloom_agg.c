@@ -560,12 +560,16 @@ bad_serial_state(const char *detail)
 			 detail ? errdetail("%s", detail) : 0));
 }
 
-/* The arguments at in (len bytes, at least the prefix), checked. */
+/* The arguments at in (at least AGG_SERIAL_FIXED_PREFIX bytes), checked. */
 static void
 read_fixed_prefix(const char *in, FixedArgs *args)
 {
 	if ((uint8) in[24] > 1)
 		bad_serial_state(NULL);
+	/* the padding after the kind byte and after has_layout is zero */
+	for (int i = 1; i < AGG_SERIAL_FIXED_PREFIX; i++)
+		if ((i < 4 || i > 24) && in[i] != 0)
+			bad_serial_state("nonzero padding");
 	memcpy(&args->layout, in + 4, 4);
 	memcpy(&args->capacity, in + 8, 8);
 	memcpy(&args->fpp, in + 16, 8);
@@ -1370,13 +1374,14 @@ bloom_agg_hashed_fixed_trans(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom_agg_hashed_fixed_trans");
 	AggStateExpanded *e = agg_state_for_update(fcinfo, &bloom_agg_state_type, aggcxt);
+	bool		first_row = e == NULL;
 	BloomAggState *state;
 
-	if (e == NULL)
+	if (first_row)
 		e = new_hashed_fixed_state(fcinfo, aggcxt);
-	else if (check_form(e->state, true)->check_rows)
-		check_row_args(fcinfo, &((BloomAggState *) e->state)->args);
-	state = e->state;
+	state = check_form(e->state, true);
+	if (!first_row && state->check_rows)
+		check_row_args(fcinfo, &state->args);
 	if (!PG_ARGISNULL(1))
 		bf_inserter_add(&state->inserter, state->filter,
 						bf_hash_derive((uint64) PG_GETARG_INT64(1)));
