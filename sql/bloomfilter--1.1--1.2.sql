@@ -354,3 +354,29 @@ CREATE AGGREGATE @extschema@.multibloom_agg_sized_hashed(capacity bigint, fpp fl
 );
 COMMENT ON AGGREGATE @extschema@.multibloom_agg_sized_hashed(bigint, float8, bigint[]) IS
 	'deprecated: the twin of multibloom_agg_sized, equal to multibloom_agg_fixed_hashed; use multibloom_agg_fixed_hashed';
+
+-- What the fixed-shape bloom_agg_hashed forms give over no rows, the empty
+-- filter of the shape: bloom_empty, but STABLE, so that a plan holds the
+-- call rather than the filter (the planner folds IMMUTABLE calls of
+-- constants into constants, as large as the filter).  The planner rewrite
+-- on distributed tables writes COALESCE(bloom_agg_hashed(...), this), since
+-- there the final function never sees the shape when no row came.
+CREATE FUNCTION @extschema@.bloom_agg_hashed_empty(capacity bigint, fpp float8)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_empty' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_agg_hashed_empty(bigint, float8) IS
+	'bloom_agg_hashed(hash, capacity, fpp) over no rows: bloom_empty(capacity, fpp), computed when the statement runs';
+CREATE FUNCTION @extschema@.bloom_agg_hashed_empty(capacity bigint, fpp float8, layout text)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_empty_layout' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_agg_hashed_empty(bigint, float8, text) IS
+	'bloom_agg_hashed(hash, capacity, fpp, layout) over no rows: bloom_empty(capacity, fpp, layout), computed when the statement runs';
+
+-- What the fixed-shape hashed forms give over no rows: multibloom_empty,
+-- but STABLE, so that a plan holds the call rather than the filter (see
+-- bloom_agg_hashed_empty).
+CREATE FUNCTION @extschema@.multibloom_agg_hashed_empty(nattrs integer, capacity bigint, fpp float8)
+	RETURNS @extschema@.multibloom
+	AS 'MODULE_PATHNAME', 'multibloom_empty' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.multibloom_agg_hashed_empty(integer, bigint, float8) IS
+	'multibloom_agg_fixed_hashed(capacity, fpp, hashes) over no rows of nattrs hashes: multibloom_empty(nattrs, capacity, fpp), computed when the statement runs';

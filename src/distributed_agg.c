@@ -144,9 +144,13 @@ typedef struct AggObjects
 	Oid			poly[NUM_FORMS];
 	Oid			twin[NUM_FORMS];
 	Oid			value_hash;		/* bloom_value_hash(anyelement, bigint) */
-	Oid			bloom_empty;	/* bloom_empty(bigint, float8) */
-	Oid			bloom_empty_layout; /* bloom_empty(bigint, float8, text) */
-	Oid			multibloom_empty;	/* multibloom_empty(integer, bigint, float8) */
+	/*
+	 * The fallbacks over no rows: bloom_empty and multibloom_empty declared
+	 * STABLE, so that the plan holds a call, not a filter-sized constant
+	 */
+	Oid			bloom_empty;	/* bloom_agg_hashed_empty(bigint, float8) */
+	Oid			bloom_empty_layout; /* bloom_agg_hashed_empty(bigint, float8, text) */
+	Oid			multibloom_empty;	/* multibloom_agg_hashed_empty(integer, bigint, float8) */
 } AggObjects;
 
 typedef enum ObjectsState
@@ -200,9 +204,9 @@ lookup_objects(AggObjects *out)
 			return false;
 	}
 	out->value_hash = function_named(qual, "bloom_value_hash", 2, value_hash_args);
-	out->bloom_empty = function_named(qual, "bloom_empty", 2, empty_args);
-	out->bloom_empty_layout = function_named(qual, "bloom_empty", 3, empty_args);
-	out->multibloom_empty = function_named(qual, "multibloom_empty", 3, multi_empty_args);
+	out->bloom_empty = function_named(qual, "bloom_agg_hashed_empty", 2, empty_args);
+	out->bloom_empty_layout = function_named(qual, "bloom_agg_hashed_empty", 3, empty_args);
+	out->multibloom_empty = function_named(qual, "multibloom_agg_hashed_empty", 3, multi_empty_args);
 	return OidIsValid(out->value_hash) && OidIsValid(out->bloom_empty) &&
 		OidIsValid(out->bloom_empty_layout) && OidIsValid(out->multibloom_empty);
 }

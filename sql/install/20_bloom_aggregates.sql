@@ -206,3 +206,20 @@ CREATE AGGREGATE @extschema@.bloom_agg_hashed(hash bigint, capacity bigint, fpp 
 );
 COMMENT ON AGGREGATE @extschema@.bloom_agg_hashed(bigint, bigint, float8, text) IS
 	'bloom_agg(value, capacity, fpp, layout) over bloom_value_hash(value, 0): the same filter, computed per shard on a distributed database';
+
+-- What the fixed-shape bloom_agg_hashed forms give over no rows, the empty
+-- filter of the shape: bloom_empty, but STABLE, so that a plan holds the
+-- call rather than the filter (the planner folds IMMUTABLE calls of
+-- constants into constants, as large as the filter).  The planner rewrite
+-- on distributed tables writes COALESCE(bloom_agg_hashed(...), this), since
+-- there the final function never sees the shape when no row came.
+CREATE FUNCTION @extschema@.bloom_agg_hashed_empty(capacity bigint, fpp float8)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_empty' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_agg_hashed_empty(bigint, float8) IS
+	'bloom_agg_hashed(hash, capacity, fpp) over no rows: bloom_empty(capacity, fpp), computed when the statement runs';
+CREATE FUNCTION @extschema@.bloom_agg_hashed_empty(capacity bigint, fpp float8, layout text)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_empty_layout' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_agg_hashed_empty(bigint, float8, text) IS
+	'bloom_agg_hashed(hash, capacity, fpp, layout) over no rows: bloom_empty(capacity, fpp, layout), computed when the statement runs';

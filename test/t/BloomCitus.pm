@@ -62,12 +62,14 @@ citus.shard_count = 32
 }
 
 # The queries Citus sends to the shards for $query (EXPLAIN VERBOSE, every
-# task shown): a list of "Query: ..." texts.
+# task shown), after the SET statements in $settings if given: a list of
+# "Query: ..." texts.
 sub task_queries
 {
-	my ($node, $query) = @_;
+	my ($node, $query, $settings) = @_;
+	$settings //= '';
 	my $plan = $node->safe_psql('postgres',
-		"SET citus.explain_all_tasks = on; EXPLAIN (VERBOSE, COSTS OFF) $query");
+		"SET citus.explain_all_tasks = on; $settings EXPLAIN (VERBOSE, COSTS OFF) $query");
 	return map { /^\s*Query: (.*)$/ ? ($1) : () } split(/\n/, $plan);
 }
 
