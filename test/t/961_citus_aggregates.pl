@@ -82,7 +82,7 @@ for my $form (@forms)
 	same_as_single_server($expr, $what);
 	my @tasks = task_queries($coordinator, "SELECT $expr FROM orders");
 	is(scalar(@tasks), 32, "$what: one task per shard");
-	is(scalar(grep { /^SELECT worker_partial_agg\('public\.$twin\(/ && /public\.bloom_value_hash\(/ } @tasks),
+	is(scalar(grep { /^SELECT (pg_catalog\.)?worker_partial_agg\('public\.$twin\(/ && /public\.bloom_value_hash\(/ } @tasks),
 		32, "$what: every shard hashes its values and builds a partial state (no row gather)");
 	like($coordinator->safe_psql('postgres', "EXPLAIN (VERBOSE, COSTS OFF) SELECT $expr FROM orders"),
 		qr/coord_combine_agg\(/, "$what: the coordinator combines the states");
