@@ -109,6 +109,16 @@ SELECT bloom_agg(i, 10, 0.1, 'nosuch') FROM rw;
 SELECT bloom_agg(i, g::bigint, 0.1) FROM rw;
 -- an invalid constant shape is not wrapped: planning does not fail
 EXPLAIN (VERBOSE, COSTS OFF) SELECT bloom_agg(i, 0, 0.1), multibloom_agg_fixed(10, 1.5, i) FROM rw;
+-- the fallbacks over no rows are what the aggregates give there
+SET bloomfilter.distributed_aggregates = off;
+SELECT multibloom_agg_hashed_empty(2) = (SELECT multibloom_agg(i, t) FROM rw WHERE false) AS same_2,
+       multibloom_agg_hashed_empty(1) = (SELECT multibloom_agg(d) FROM rw WHERE false) AS same_1,
+       multibloom_agg_hashed_empty(2) = (SELECT multibloom_agg(i) FROM rw WHERE false) AS same_other,
+       bloom_agg_hashed_empty(20, 0.1) = (SELECT bloom_agg(i, 20, 0.1) FROM rw WHERE false) AS same_fixed,
+       multibloom_agg_hashed_empty(2, 20, 0.1) = (SELECT multibloom_agg_fixed(20, 0.1, i, t) FROM rw WHERE false) AS same_multi_fixed;
+SELECT multibloom_agg_hashed_empty(0);
+SELECT multibloom_agg_hashed_empty(33);
+SET bloomfilter.distributed_aggregates = on;
 
 -- prepared statements: custom plans (the parameters are the constants of
 -- the COALESCE) and the generic plan (no COALESCE: like the aggregate, the

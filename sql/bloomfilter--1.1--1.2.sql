@@ -372,11 +372,16 @@ CREATE FUNCTION @extschema@.bloom_agg_hashed_empty(capacity bigint, fpp float8, 
 COMMENT ON FUNCTION @extschema@.bloom_agg_hashed_empty(bigint, float8, text) IS
 	'bloom_agg_hashed(hash, capacity, fpp, layout) over no rows: bloom_empty(capacity, fpp, layout), computed when the statement runs';
 
--- What the fixed-shape hashed forms give over no rows: multibloom_empty,
--- but STABLE, so that a plan holds the call rather than the filter (see
--- bloom_agg_hashed_empty).
+-- What the hashed forms give over no rows: multibloom_empty for the fixed
+-- shape, and the data-sized form's empty filter; STABLE, so that a plan
+-- holds the call rather than the filter (see bloom_agg_hashed_empty).
 CREATE FUNCTION @extschema@.multibloom_agg_hashed_empty(nattrs integer, capacity bigint, fpp float8)
 	RETURNS @extschema@.multibloom
 	AS 'MODULE_PATHNAME', 'multibloom_empty' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.multibloom_agg_hashed_empty(integer, bigint, float8) IS
 	'multibloom_agg_fixed_hashed(capacity, fpp, hashes) over no rows of nattrs hashes: multibloom_empty(nattrs, capacity, fpp), computed when the statement runs';
+CREATE FUNCTION @extschema@.multibloom_agg_hashed_empty(nattrs integer)
+	RETURNS @extschema@.multibloom
+	AS 'MODULE_PATHNAME', 'multibloom_agg_hashed_empty_datasized' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.multibloom_agg_hashed_empty(integer) IS
+	'multibloom_agg_hashed(hashes) over no rows of nattrs hashes: the empty data-sized filter multibloom_agg gives over no rows';

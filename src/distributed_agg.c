@@ -20,10 +20,14 @@
  *			-> multibloom_agg_fixed_hashed(n, p, ARRAY[...]), ..._sized_hashed
  *
  *	  A planner hook makes the substitution before Citus plans the
- *	  statement.  Citus hands a final function a NULL state and no shape
- *	  arguments when no row arrived, so a fixed-shape call with a constant
- *	  shape becomes COALESCE(twin, <the empty filter of that shape>), which
- *	  is what the polymorphic form returns over no rows.
+ *	  statement.  Citus hands a final function a NULL state and none of the
+ *	  call's arguments when no row arrived, so where a call may see no row a
+ *	  fixed-shape call with a constant shape becomes COALESCE(twin, <the
+ *	  empty filter of that shape>), and a data-sized multibloom call
+ *	  COALESCE(twin, <the empty data-sized filter of that width>): what the
+ *	  polymorphic forms return over no rows.  The fallbacks are STABLE
+ *	  calls (bloom_agg_hashed_empty, multibloom_agg_hashed_empty), so a plan
+ *	  does not carry a filter-sized constant.
  *
  *	  Cost to the statements it leaves alone: a walk of the query levels'
  *	  flags (hasAggs), and for statements with aggregates one walk of the
@@ -151,6 +155,7 @@ typedef struct AggObjects
 	Oid			bloom_empty;	/* bloom_agg_hashed_empty(bigint, float8) */
 	Oid			bloom_empty_layout; /* bloom_agg_hashed_empty(bigint, float8, text) */
 	Oid			multibloom_empty;	/* multibloom_agg_hashed_empty(integer, bigint, float8) */
+	Oid			multibloom_empty_datasized; /* multibloom_agg_hashed_empty(integer) */
 } AggObjects;
 
 typedef enum ObjectsState
@@ -207,8 +212,11 @@ lookup_objects(AggObjects *out)
 	out->bloom_empty = function_named(qual, "bloom_agg_hashed_empty", 2, empty_args);
 	out->bloom_empty_layout = function_named(qual, "bloom_agg_hashed_empty", 3, empty_args);
 	out->multibloom_empty = function_named(qual, "multibloom_agg_hashed_empty", 3, multi_empty_args);
+	out->multibloom_empty_datasized = function_named(qual, "multibloom_agg_hashed_empty", 1,
+													 multi_empty_args);
 	return OidIsValid(out->value_hash) && OidIsValid(out->bloom_empty) &&
-		OidIsValid(out->bloom_empty_layout) && OidIsValid(out->multibloom_empty);
+		OidIsValid(out->bloom_empty_layout) && OidIsValid(out->multibloom_empty) &&
+		OidIsValid(out->multibloom_empty_datasized);
 }
 
 /*
@@ -587,6 +595,20 @@ empty_filter(const AggObjects *objects, const FormSpec *spec, List *shape,
 								 COERCE_EXPLICIT_CALL);
 }
 
+/* multibloom_agg_hashed_empty(nvalues), or NULL if the user may not run it. */
+static Node *
+empty_datasized_multibloom(const AggObjects *objects, int nvalues, Oid type)
+{
+	Oid			fn = objects->multibloom_empty_datasized;
+
+	if (!bf_may_execute(fn))
+		return NULL;
+	return (Node *) makeFuncExpr(fn, type,
+								 list_make1(makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
+													  Int32GetDatum(nvalues), false, true)),
+								 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+}
+
 /*
  * True if the call may see no row: its level is not grouped (or groups by
  * grouping sets, which may hold the empty one), or a FILTER may reject
@@ -630,7 +652,17 @@ rewrite_aggref(Aggref *agg, RewriteContext *cx)
 	if (args == NIL || !bf_may_execute(agg->aggfnoid) ||
 		!bf_may_execute(objects->twin[form]) || !bf_may_execute(objects->value_hash))
 		return (Node *) agg;
-	if (spec->nshape > 0 && may_see_no_row(agg, cx))
+	if (spec->multi && spec->nshape == 0 && may_see_no_row(agg, cx))
+	{
+		/*
+		 * The data-sized multibloom's final function finds the row width in
+		 * its own call, which a distributed plan's coordinator does not run
+		 */
+		fallback = empty_datasized_multibloom(objects, list_length(values), agg->aggtype);
+		if (fallback == NULL)
+			return (Node *) agg;
+	}
+	else if (spec->nshape > 0 && may_see_no_row(agg, cx))
 	{
 		constants = constant_shape(shape, cx->boundParams);
 		if (constants != NIL && shape_valid(spec, constants, list_length(values)))

@@ -37,6 +37,7 @@ PG_FUNCTION_INFO_V1(multibloom_agg_hashed_trans);
 PG_FUNCTION_INFO_V1(multibloom_agg_fixed_hashed_trans);
 PG_FUNCTION_INFO_V1(multibloom_agg_state_combine);
 PG_FUNCTION_INFO_V1(multibloom_agg_hashed_final);
+PG_FUNCTION_INFO_V1(multibloom_agg_hashed_empty_datasized);
 PG_FUNCTION_INFO_V1(multibloom_agg_fixed_hashed_final);
 PG_FUNCTION_INFO_V1(multibloom_agg_state_in);
 PG_FUNCTION_INFO_V1(multibloom_agg_state_out);
@@ -795,6 +796,25 @@ multibloom_agg_hashed_final(PG_FUNCTION_ARGS)
 	mb = datasized_without_rows(hashed_call_width(fcinfo, 0));
 	if (mb == NULL)
 		PG_RETURN_NULL();
+	PG_RETURN_POINTER(mb);
+}
+
+/*
+ * multibloom_agg_hashed_empty(nattrs): what multibloom_agg returns over no
+ * rows of nattrs values, for the planner rewrite's COALESCE where the final
+ * function cannot see the row width (a distributed plan's coordinator).
+ */
+Datum
+multibloom_agg_hashed_empty_datasized(PG_FUNCTION_ARGS)
+{
+	int32		nattrs = PG_GETARG_INT32(0);
+	MultiBloom *mb = datasized_without_rows(nattrs);
+
+	if (mb == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("multibloom_agg_hashed_empty: nattrs must be between 1 and %d, not %d",
+						MULTIBLOOM_MAX_ATTRS, nattrs)));
 	PG_RETURN_POINTER(mb);
 }
 

@@ -188,11 +188,16 @@ CREATE AGGREGATE @extschema@.multibloom_agg_sized_hashed(capacity bigint, fpp fl
 COMMENT ON AGGREGATE @extschema@.multibloom_agg_sized_hashed(bigint, float8, bigint[]) IS
 	'deprecated: the twin of multibloom_agg_sized, equal to multibloom_agg_fixed_hashed; use multibloom_agg_fixed_hashed';
 
--- What the fixed-shape hashed forms give over no rows: multibloom_empty,
--- but STABLE, so that a plan holds the call rather than the filter (see
--- bloom_agg_hashed_empty).
+-- What the hashed forms give over no rows: multibloom_empty for the fixed
+-- shape, and the data-sized form's empty filter; STABLE, so that a plan
+-- holds the call rather than the filter (see bloom_agg_hashed_empty).
 CREATE FUNCTION @extschema@.multibloom_agg_hashed_empty(nattrs integer, capacity bigint, fpp float8)
 	RETURNS @extschema@.multibloom
 	AS 'MODULE_PATHNAME', 'multibloom_empty' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.multibloom_agg_hashed_empty(integer, bigint, float8) IS
 	'multibloom_agg_fixed_hashed(capacity, fpp, hashes) over no rows of nattrs hashes: multibloom_empty(nattrs, capacity, fpp), computed when the statement runs';
+CREATE FUNCTION @extschema@.multibloom_agg_hashed_empty(nattrs integer)
+	RETURNS @extschema@.multibloom
+	AS 'MODULE_PATHNAME', 'multibloom_agg_hashed_empty_datasized' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.multibloom_agg_hashed_empty(integer) IS
+	'multibloom_agg_hashed(hashes) over no rows of nattrs hashes: the empty data-sized filter multibloom_agg gives over no rows';
