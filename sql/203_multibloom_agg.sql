@@ -77,6 +77,11 @@ SELECT multibloom_agg(customer_id, region) AS auto,
        multibloom_agg_fixed(30000, 0.01, customer_id, region) AS fixed,
        multibloom_union_agg(multibloom_add(multibloom_empty(2, 100), customer_id % 10, region)) AS united
 FROM mb_orders;
+-- over no rows too (a condition the planner cannot estimate, so that it
+-- still plans partial aggregates): the data-sized filter of the two attributes
+EXPLAIN (COSTS OFF) SELECT multibloom_agg(customer_id, region) FROM mb_orders WHERE customer_id + 0 < 0;
+CREATE TEMP TABLE mb_parallel_none AS
+SELECT multibloom_agg(customer_id, region) AS auto FROM mb_orders WHERE customer_id + 0 < 0;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
@@ -86,6 +91,9 @@ SELECT s.auto = p.auto AS auto_same, s.auto::bytea = p.auto::bytea AS auto_bytes
        s.fixed = p.fixed AS fixed_same, s.fixed::bytea = p.fixed::bytea AS fixed_bytes_same,
        s.united = p.united AS united_same
 FROM mb_serial s, mb_parallel p;
+SELECT (multibloom_info(auto)).nattrs,
+       auto::bytea = (SELECT multibloom_agg(customer_id, region) FROM mb_orders WHERE customer_id < 0)::bytea AS serial_bytes
+FROM mb_parallel_none;
 
 -- a small work_mem makes the collector spill (30,000 distinct rows of 32
 -- bytes); the result is the same

@@ -46,6 +46,8 @@ PG_FUNCTION_INFO_V1(multibloom_agg_state_recv);
 /*
  * Number of values per row of the aggregate call (after first_value_argno
  * leading arguments), or 0 when the call passes an explicit VARIADIC array.
+ * Counted from the argument types, which the final step of a parallel plan
+ * keeps, while its arguments are replaced by the one partial state.
  */
 static int
 agg_row_width(FunctionCallInfo fcinfo, int first_value_argno)
@@ -54,7 +56,7 @@ agg_row_width(FunctionCallInfo fcinfo, int first_value_argno)
 
 	if (aggref == NULL || aggref->aggvariadic)
 		return 0;
-	return list_length(aggref->args) - first_value_argno;
+	return list_length(aggref->aggargtypes) - first_value_argno;
 }
 
 /* ---------------------------------------------------------------------
