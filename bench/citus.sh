@@ -210,8 +210,8 @@ coord -c "CREATE TABLE keys AS SELECT (g::bigint * 7919) % $CUSTOMERS AS k FROM 
 	-c 'VACUUM ANALYZE keys' >/dev/null
 # best of LOCAL_RUNS for each query, interleaved
 for i in $(seq "$LOCAL_RUNS"); do
-	for q in "count(*)" "bloom_agg(k, $CAP, 0.01)" "bloom_agg_hashed(bloom_value_hash(k, 0), $CAP, 0.01)" \
-		"bloom_agg(k)" "bloom_agg_hashed(bloom_value_hash(k, 0))"; do
+	for q in "count(*)" "bloom_agg(k, $CAP, 0.01)" "bloom_agg_hashed(bloom_hash(k, 0), $CAP, 0.01)" \
+		"bloom_agg(k)" "bloom_agg_hashed(bloom_hash(k, 0))"; do
 		ms=$(coord -c 'SET max_parallel_workers_per_gather = 0' -c '\timing on' \
 			-c "SELECT $q IS NOT NULL FROM keys" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1)
 		echo "$q|$ms"

@@ -155,7 +155,7 @@ COMMENT ON FUNCTION @extschema@.multibloom_agg_serialize(internal) IS
 COMMENT ON FUNCTION @extschema@.multibloom_agg_deserialize(bytea, internal) IS
 	'deserial function of multibloom_agg_fixed';
 
--- ---- the hashed aggregates, their state types and bloom_value_hash ----
+-- ---- the hashed aggregates and their state types ----
 
 -- ---- bloom_agg_state and multibloom_agg_state: the states of the hashed aggregates ----
 
@@ -211,16 +211,7 @@ CREATE TYPE @extschema@.multibloom_agg_state (
 COMMENT ON TYPE @extschema@.multibloom_agg_state IS
 	'partial state of multibloom_agg_hashed and multibloom_agg_fixed_hashed, as it travels between parallel workers and between the nodes of a distributed database';
 
--- The per-row hash of the hashed aggregates: bloom_hash without a default
--- seed, so the calls that feed bloom_agg_hashed and multibloom_agg_hashed
--- name the seed they stand for.
-CREATE FUNCTION @extschema@.bloom_value_hash(value anyelement, seed bigint)
-	RETURNS bigint
-	AS 'MODULE_PATHNAME', 'bloom_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@.bloom_value_hash(anyelement, bigint) IS
-	'64-bit hash of value with that seed, as the filters compute it: bloom_agg_hashed(bloom_value_hash(x, 0), ...) equals bloom_agg(x, ...)';
-
--- bloom_agg_hashed: bloom_agg over bloom_value_hash(value, 0) instead of
+-- bloom_agg_hashed: bloom_agg over bloom_hash(value, 0) instead of
 -- the values.  Its arguments have types a distributed database can check
 -- on the shards and its state is bloom_agg_state, so Citus computes it
 -- per shard and combines the partial states (doc/aggregates.md).
@@ -265,7 +256,7 @@ CREATE AGGREGATE @extschema@.bloom_agg_hashed(hash bigint) (
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE @extschema@.bloom_agg_hashed(bigint) IS
-	'bloom_agg(value) over bloom_value_hash(value, 0): the same filter, computed per shard on a distributed database';
+	'bloom_agg(value) over bloom_hash(value, 0): the same filter, computed per shard on a distributed database';
 
 CREATE AGGREGATE @extschema@.bloom_agg_hashed(hash bigint, capacity bigint, fpp float8) (
 	SFUNC = @extschema@.bloom_agg_hashed_fixed_trans,
@@ -276,7 +267,7 @@ CREATE AGGREGATE @extschema@.bloom_agg_hashed(hash bigint, capacity bigint, fpp 
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE @extschema@.bloom_agg_hashed(bigint, bigint, float8) IS
-	'bloom_agg(value, capacity, fpp) over bloom_value_hash(value, 0): the same filter, computed per shard on a distributed database';
+	'bloom_agg(value, capacity, fpp) over bloom_hash(value, 0): the same filter, computed per shard on a distributed database';
 
 CREATE AGGREGATE @extschema@.bloom_agg_hashed(hash bigint, capacity bigint, fpp float8, layout text) (
 	SFUNC = @extschema@.bloom_agg_hashed_fixed_trans,
@@ -287,12 +278,12 @@ CREATE AGGREGATE @extschema@.bloom_agg_hashed(hash bigint, capacity bigint, fpp 
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE @extschema@.bloom_agg_hashed(bigint, bigint, float8, text) IS
-	'bloom_agg(value, capacity, fpp, layout) over bloom_value_hash(value, 0): the same filter, computed per shard on a distributed database';
+	'bloom_agg(value, capacity, fpp, layout) over bloom_hash(value, 0): the same filter, computed per shard on a distributed database';
 
 -- ---- the hashed multibloom aggregates ----
 
 -- multibloom_agg and multibloom_agg_fixed over rows given as the array of
--- their attributes' hashes, element i bloom_value_hash(attribute i, i)
+-- their attributes' hashes, element i bloom_hash(attribute i, i)
 -- (counting from 1; NULL for a NULL attribute).  Their arguments have
 -- types a distributed database can check on the shards and their state is
 -- multibloom_agg_state, so Citus computes them per shard and combines the
@@ -332,7 +323,7 @@ CREATE AGGREGATE @extschema@.multibloom_agg_hashed(hashes bigint[]) (
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE @extschema@.multibloom_agg_hashed(bigint[]) IS
-	'multibloom_agg over rows given as their attributes'' hashes (bloom_value_hash(attribute i, i)): the same filter, computed per shard on a distributed database';
+	'multibloom_agg over rows given as their attributes'' hashes (bloom_hash(attribute i, i)): the same filter, computed per shard on a distributed database';
 
 CREATE AGGREGATE @extschema@.multibloom_agg_fixed_hashed(capacity bigint, fpp float8, hashes bigint[]) (
 	SFUNC = @extschema@.multibloom_agg_fixed_hashed_trans,
@@ -342,7 +333,7 @@ CREATE AGGREGATE @extschema@.multibloom_agg_fixed_hashed(capacity bigint, fpp fl
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE @extschema@.multibloom_agg_fixed_hashed(bigint, float8, bigint[]) IS
-	'multibloom_agg_fixed over rows given as their attributes'' hashes (bloom_value_hash(attribute i, i)): the same filter, computed per shard on a distributed database';
+	'multibloom_agg_fixed over rows given as their attributes'' hashes (bloom_hash(attribute i, i)): the same filter, computed per shard on a distributed database';
 
 -- The twin of multibloom_agg_sized, the name of multibloom_agg_fixed in 1.0.
 CREATE AGGREGATE @extschema@.multibloom_agg_sized_hashed(capacity bigint, fpp float8, hashes bigint[]) (

@@ -1270,11 +1270,11 @@ bloom_setop_state_send(PG_FUNCTION_ARGS)
 
 /* ---------------------------------------------------------------------
  * bloom_agg_hashed: bloom_agg over the values' 64-bit hashes
- * (bloom_value_hash(value, 0)) instead of the values.  Its arguments have
+ * (bloom_hash(value, 0)) instead of the values.  Its arguments have
  * declared types a distributed planner can check on the shards, and its
  * state is the SQL type bloom_agg_state (agg_state.h): the BloomAggState
  * of bloom_agg, expanded, whose flat form is bloom_agg's serialized state
- * after a format byte.  So bloom_agg_hashed(bloom_value_hash(x, 0), ...)
+ * after a format byte.  So bloom_agg_hashed(bloom_hash(x, 0), ...)
  * gives bloom_agg(x, ...)'s bytes, errors and insert counts, in every
  * plan.
  *

@@ -12,10 +12,10 @@
  *	  the same filter, bit for bit:
  *
  *		bloom_agg(v [, n, p [, layout]])
- *			-> bloom_agg_hashed(bloom_value_hash(v, 0) [, n, p [, layout]])
+ *			-> bloom_agg_hashed(bloom_hash(v, 0) [, n, p [, layout]])
  *		multibloom_agg(a, b, ...)
- *			-> multibloom_agg_hashed(ARRAY[bloom_value_hash(a, 1),
- *										   bloom_value_hash(b, 2), ...])
+ *			-> multibloom_agg_hashed(ARRAY[bloom_hash(a, 1),
+ *										   bloom_hash(b, 2), ...])
  *		multibloom_agg_fixed(n, p, a, ...), multibloom_agg_sized(...)
  *			-> multibloom_agg_fixed_hashed(n, p, ARRAY[...]), ..._sized_hashed
  *
@@ -147,7 +147,7 @@ typedef struct AggObjects
 {
 	Oid			poly[NUM_FORMS];
 	Oid			twin[NUM_FORMS];
-	Oid			value_hash;		/* bloom_value_hash(anyelement, bigint) */
+	Oid			value_hash;		/* bloom_hash(anyelement, bigint) */
 	/*
 	 * The fallbacks over no rows: bloom_empty and multibloom_empty declared
 	 * STABLE, so that the plan holds a call, not a filter-sized constant
@@ -208,7 +208,7 @@ lookup_objects(AggObjects *out)
 		if (!OidIsValid(out->poly[i]) || !OidIsValid(out->twin[i]))
 			return false;
 	}
-	out->value_hash = function_named(qual, "bloom_value_hash", 2, value_hash_args);
+	out->value_hash = function_named(qual, "bloom_hash", 2, value_hash_args);
 	out->bloom_empty = function_named(qual, "bloom_agg_hashed_empty", 2, empty_args);
 	out->bloom_empty_layout = function_named(qual, "bloom_agg_hashed_empty", 3, empty_args);
 	out->multibloom_empty = function_named(qual, "multibloom_agg_hashed_empty", 3, multi_empty_args);
@@ -389,7 +389,7 @@ plain_call(const Aggref *agg)
 }
 
 /*
- * A value bloom_value_hash(anyelement) takes as the aggregate does: not an
+ * A value bloom_hash(anyelement) takes as the aggregate does: not an
  * untyped literal (which the aggregate hashes as text of its C string),
  * not a pseudo-type.
  */
@@ -413,7 +413,7 @@ value_hash(const AggObjects *objects, Node *value, Oid collation, int64 seed)
 }
 
 /*
- * ARRAY[bloom_value_hash(a, 1), bloom_value_hash(b, 2), ...]: attribute i
+ * ARRAY[bloom_hash(a, 1), bloom_hash(b, 2), ...]: attribute i
  * (0-based) with seed i + 1, under its own expression's collation, as
  * multibloom_agg hashes it.
  */

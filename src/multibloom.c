@@ -362,7 +362,7 @@ multibloom_row_width(FunctionCallInfo fcinfo, FilterCallCache *cache, int first_
 
 /* ---------------------------------------------------------------------
  * Rows given as their attributes' hashes: one bigint[] whose element i is
- * bloom_value_hash(attribute i + 1, mbf_attr_seed(i + 1)), NULL for a NULL
+ * bloom_hash(attribute i + 1, mbf_attr_seed(i + 1)), NULL for a NULL
  * attribute (the hashed aggregates).
  * --------------------------------------------------------------------- */
 

@@ -598,7 +598,7 @@ multibloom_agg_datasized_final(PG_FUNCTION_ARGS)
  * The hashed aggregates: multibloom_agg_hashed(hashes bigint[]) and
  * multibloom_agg_fixed_hashed(capacity, fpp, hashes bigint[]) (also
  * named multibloom_agg_sized_hashed), the forms above over rows given as
- * their attributes' hashes (element i: bloom_value_hash(attribute i + 1,
+ * their attributes' hashes (element i: bloom_hash(attribute i + 1,
  * i + 1)), with declared types a distributed planner can check on the
  * shards.  The row width is the array's length.  Their state is the SQL
  * type multibloom_agg_state (agg_state.h): the state of the form above,

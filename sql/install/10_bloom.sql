@@ -166,11 +166,3 @@ CREATE FUNCTION @extschema@.bloom_hash(value anyelement, seed bigint DEFAULT 0)
 COMMENT ON FUNCTION @extschema@.bloom_hash(anyelement, bigint) IS
 	'64-bit hash that a filter with this seed uses for value: the extended hash of the type''s default hash operator class';
 
--- The per-row hash of the hashed aggregates: bloom_hash without a default
--- seed, so the calls that feed bloom_agg_hashed and multibloom_agg_hashed
--- name the seed they stand for.
-CREATE FUNCTION @extschema@.bloom_value_hash(value anyelement, seed bigint)
-	RETURNS bigint
-	AS 'MODULE_PATHNAME', 'bloom_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@.bloom_value_hash(anyelement, bigint) IS
-	'64-bit hash of value with that seed, as the filters compute it: bloom_agg_hashed(bloom_value_hash(x, 0), ...) equals bloom_agg(x, ...)';

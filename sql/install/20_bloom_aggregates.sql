@@ -138,7 +138,7 @@ CREATE AGGREGATE @extschema@.bloom_intersect_agg(f @extschema@.bloom) (
 COMMENT ON AGGREGATE @extschema@.bloom_intersect_agg(@extschema@.bloom) IS
 	'AND of all non-null filters (auto-sized filters of different sizes fold to the smallest)';
 
--- bloom_agg_hashed: bloom_agg over bloom_value_hash(value, 0) instead of
+-- bloom_agg_hashed: bloom_agg over bloom_hash(value, 0) instead of
 -- the values.  Its arguments have types a distributed database can check
 -- on the shards and its state is bloom_agg_state, so Citus computes it
 -- per shard and combines the partial states (doc/aggregates.md).
@@ -183,7 +183,7 @@ CREATE AGGREGATE @extschema@.bloom_agg_hashed(hash bigint) (
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE @extschema@.bloom_agg_hashed(bigint) IS
-	'bloom_agg(value) over bloom_value_hash(value, 0): the same filter, computed per shard on a distributed database';
+	'bloom_agg(value) over bloom_hash(value, 0): the same filter, computed per shard on a distributed database';
 
 CREATE AGGREGATE @extschema@.bloom_agg_hashed(hash bigint, capacity bigint, fpp float8) (
 	SFUNC = @extschema@.bloom_agg_hashed_fixed_trans,
@@ -194,7 +194,7 @@ CREATE AGGREGATE @extschema@.bloom_agg_hashed(hash bigint, capacity bigint, fpp 
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE @extschema@.bloom_agg_hashed(bigint, bigint, float8) IS
-	'bloom_agg(value, capacity, fpp) over bloom_value_hash(value, 0): the same filter, computed per shard on a distributed database';
+	'bloom_agg(value, capacity, fpp) over bloom_hash(value, 0): the same filter, computed per shard on a distributed database';
 
 CREATE AGGREGATE @extschema@.bloom_agg_hashed(hash bigint, capacity bigint, fpp float8, layout text) (
 	SFUNC = @extschema@.bloom_agg_hashed_fixed_trans,
@@ -205,7 +205,7 @@ CREATE AGGREGATE @extschema@.bloom_agg_hashed(hash bigint, capacity bigint, fpp 
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE @extschema@.bloom_agg_hashed(bigint, bigint, float8, text) IS
-	'bloom_agg(value, capacity, fpp, layout) over bloom_value_hash(value, 0): the same filter, computed per shard on a distributed database';
+	'bloom_agg(value, capacity, fpp, layout) over bloom_hash(value, 0): the same filter, computed per shard on a distributed database';
 
 -- What the fixed-shape bloom_agg_hashed forms give over no rows, the empty
 -- filter of the shape: bloom_empty, but STABLE, so that a plan holds the

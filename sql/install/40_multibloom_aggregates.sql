@@ -125,7 +125,7 @@ COMMENT ON AGGREGATE @extschema@.multibloom_union_agg(@extschema@.multibloom) IS
 -- ---- the hashed multibloom aggregates ----
 
 -- multibloom_agg and multibloom_agg_fixed over rows given as the array of
--- their attributes' hashes, element i bloom_value_hash(attribute i, i)
+-- their attributes' hashes, element i bloom_hash(attribute i, i)
 -- (counting from 1; NULL for a NULL attribute).  Their arguments have
 -- types a distributed database can check on the shards and their state is
 -- multibloom_agg_state, so Citus computes them per shard and combines the
@@ -165,7 +165,7 @@ CREATE AGGREGATE @extschema@.multibloom_agg_hashed(hashes bigint[]) (
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE @extschema@.multibloom_agg_hashed(bigint[]) IS
-	'multibloom_agg over rows given as their attributes'' hashes (bloom_value_hash(attribute i, i)): the same filter, computed per shard on a distributed database';
+	'multibloom_agg over rows given as their attributes'' hashes (bloom_hash(attribute i, i)): the same filter, computed per shard on a distributed database';
 
 CREATE AGGREGATE @extschema@.multibloom_agg_fixed_hashed(capacity bigint, fpp float8, hashes bigint[]) (
 	SFUNC = @extschema@.multibloom_agg_fixed_hashed_trans,
@@ -175,7 +175,7 @@ CREATE AGGREGATE @extschema@.multibloom_agg_fixed_hashed(capacity bigint, fpp fl
 	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE @extschema@.multibloom_agg_fixed_hashed(bigint, float8, bigint[]) IS
-	'multibloom_agg_fixed over rows given as their attributes'' hashes (bloom_value_hash(attribute i, i)): the same filter, computed per shard on a distributed database';
+	'multibloom_agg_fixed over rows given as their attributes'' hashes (bloom_hash(attribute i, i)): the same filter, computed per shard on a distributed database';
 
 -- The twin of multibloom_agg_sized, the name of multibloom_agg_fixed in 1.0.
 CREATE AGGREGATE @extschema@.multibloom_agg_sized_hashed(capacity bigint, fpp float8, hashes bigint[]) (

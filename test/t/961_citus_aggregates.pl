@@ -82,7 +82,7 @@ for my $form (@forms)
 	same_as_single_server($expr, $what);
 	my @tasks = task_queries($coordinator, "SELECT $expr FROM orders");
 	is(scalar(@tasks), 32, "$what: one task per shard");
-	is(scalar(grep { /^SELECT (pg_catalog\.)?worker_partial_agg\('public\.$twin\(/ && /public\.bloom_value_hash\(/ } @tasks),
+	is(scalar(grep { /^SELECT (pg_catalog\.)?worker_partial_agg\('public\.$twin\(/ && /public\.bloom_hash\(/ } @tasks),
 		32, "$what: every shard hashes its values and builds a partial state (no row gather)")
 	  or diag("a task: $tasks[0]");
 	like($coordinator->safe_psql('postgres', "EXPLAIN (VERBOSE, COSTS OFF) SELECT $expr FROM orders"),
@@ -131,7 +131,7 @@ for my $expr ('bloom_agg(customer_id, 10000, 0.01)', 'bloom_agg(customer_id)',
 # Grouped by the distribution column, the whole aggregate runs on the shards.
 my @tasks = task_queries($coordinator,
 	'SELECT id, bloom_agg(customer_id, 100, 0.01) FROM orders GROUP BY id');
-is(scalar(grep { /bloom_agg_hashed\(public\.bloom_value_hash\(customer_id, .*'100'::bigint, '0\.01'::double precision\).*GROUP BY id/ } @tasks),
+is(scalar(grep { /bloom_agg_hashed\(public\.bloom_hash\(customer_id, .*'100'::bigint, '0\.01'::double precision\).*GROUP BY id/ } @tasks),
 	32, 'grouped by the distribution column: the whole aggregate runs on every shard');
 my $by_id = q{SELECT md5(string_agg(id || ':' || md5(f::bytea), ',' ORDER BY id))
               FROM (SELECT id, bloom_agg(customer_id, 100, 0.01) AS f FROM %s GROUP BY id) s};
