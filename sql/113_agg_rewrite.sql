@@ -118,6 +118,10 @@ SELECT multibloom_agg_hashed_empty(2) = (SELECT multibloom_agg(i, t) FROM rw WHE
        multibloom_agg_hashed_empty(2, 20, 0.1) = (SELECT multibloom_agg_fixed(20, 0.1, i, t) FROM rw WHERE false) AS same_multi_fixed;
 SELECT multibloom_agg_hashed_empty(0);
 SELECT multibloom_agg_hashed_empty(33);
+SELECT multibloom_agg_hashed_empty(0, 20, 0.1);
+SELECT bloom_agg_hashed_empty(0, 0.1);
+SELECT bloom_agg_hashed_empty(20, 1.5);
+SELECT bloom_agg_hashed_empty(20, 0.1, 'nosuch');
 SET bloomfilter.distributed_aggregates = on;
 
 -- prepared statements: custom plans (the parameters are the constants of
