@@ -1287,7 +1287,7 @@ bloom_setop_state_send(PG_FUNCTION_ARGS)
 #define STATE_LEAD				1	/* the format byte */
 
 static bytea *
-agg_state_flat(void *state)
+bloom_agg_state_flat(void *state)
 {
 	bytea	   *flat = serialize_state((BloomAggState *) state, STATE_LEAD);
 
@@ -1296,7 +1296,7 @@ agg_state_flat(void *state)
 }
 
 static void *
-agg_state_from_flat(const bytea *flat, MemoryContext aggcxt, FunctionCallInfo fcinfo)
+bloom_agg_state_from_flat(const bytea *flat, MemoryContext aggcxt, FunctionCallInfo fcinfo)
 {
 	if (VARSIZE(flat) <= VARHDRSZ || VARDATA(flat)[0] != BLOOM_AGG_STATE_FORMAT)
 		bad_serial_state("unknown format");
@@ -1304,7 +1304,7 @@ agg_state_from_flat(const bytea *flat, MemoryContext aggcxt, FunctionCallInfo fc
 }
 
 static void
-agg_state_release(void *arg)
+bloom_agg_state_release(void *arg)
 {
 	BloomAggState *state = (BloomAggState *) arg;
 
@@ -1315,9 +1315,9 @@ agg_state_release(void *arg)
 static const AggStateType bloom_agg_state_type = {
 	"bloom_agg_state",
 	"invalid serialized bloom_agg state",
-	agg_state_flat,
-	agg_state_from_flat,
-	agg_state_release
+	bloom_agg_state_flat,
+	bloom_agg_state_from_flat,
+	bloom_agg_state_release
 };
 
 /* ERROR unless the state is of the form the function expects. */
@@ -1407,6 +1407,9 @@ bloom_agg_state_combine(PG_FUNCTION_ARGS)
 	if (a == NULL)
 		PG_RETURN_DATUM(agg_state_datum(agg_state_wrap(&bloom_agg_state_type, b, aggcxt)));
 	combine_into(a->state, b);
+	/* b's filter, a private copy now ORed into a's, is not needed again */
+	if (b->filter)
+		pfree(b->filter);
 	PG_RETURN_DATUM(agg_state_datum(a));
 }
 

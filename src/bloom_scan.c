@@ -531,8 +531,16 @@ load_filter(BatchScanState *state)
 	MemoryContextReset(state->filter_cxt);
 	old = MemoryContextSwitchTo(state->filter_cxt);
 	value = ExecEvalExpr(state->filter_expr, econtext, &isnull);
-	state->filter = isnull ? NULL
-		: aligned_filter(filter_from_datum(value, &bloom_type));
+	state->filter = NULL;
+	if (!isnull)
+	{
+		const BloomFilter *detoasted = filter_from_datum(value, &bloom_type);
+
+		state->filter = aligned_filter(detoasted);
+		/* a detoasted copy copied again would hold memory for the whole scan */
+		if (state->filter != detoasted && (Pointer) detoasted != DatumGetPointer(value))
+			pfree((void *) detoasted);
+	}
 	MemoryContextSwitchTo(old);
 	if (state->filter != NULL && state->hasher.kind == BLOOM_HASH_UNSET)
 		bloom_hasher_init(&state->hasher, key->vartype, linitial_oid(cscan->custom_private),
@@ -669,14 +677,12 @@ recheck_row(ScanState *ss, TupleTableSlot *slot)
 {
 	BatchScanState *state = (BatchScanState *) ss;
 	uint64		hash;
-	bool		passed;
 
 	if (!state->filter_ready)
 		load_filter(state);
 	if (state->filter == NULL || !key_hash(state, slot, &hash))
 		return false;
-	bf_probe_batch(state->filter, &hash, 1, &passed);
-	return passed;
+	return bf_contains_value(state->filter, hash);
 }
 
 static TupleTableSlot *

@@ -175,21 +175,12 @@ objects_reset(Datum arg, int cacheid, uint32 hashvalue)
 	objects_state = OBJECTS_UNKNOWN;
 }
 
-static Oid
-function_named(List *schema_qual, const char *name, int nargs, const Oid *argtypes)
-{
-	List	   *qualified = lappend(list_copy(schema_qual), makeString(pstrdup(name)));
-
-	return LookupFuncName(qualified, nargs, argtypes, true);
-}
-
 /* The objects, or false if any is missing (not installed, or before 1.2). */
 static bool
 lookup_objects(AggObjects *out)
 {
 	Oid			ext = get_extension_oid(EXTENSION_NAME, true);
 	char	   *schema_name;
-	List	   *qual;
 	static const Oid value_hash_args[] = {ANYELEMENTOID, INT8OID};
 	static const Oid empty_args[] = {INT8OID, FLOAT8OID, TEXTOID};
 	static const Oid multi_empty_args[] = {INT4OID, INT8OID, FLOAT8OID};
@@ -199,21 +190,25 @@ lookup_objects(AggObjects *out)
 	schema_name = get_namespace_name(bf_extension_schema(ext));
 	if (schema_name == NULL)
 		return false;
-	qual = list_make1(makeString(schema_name));
 	for (int i = 0; i < NUM_FORMS; i++)
 	{
-		out->poly[i] = function_named(qual, forms[i].name, forms[i].nargs, forms[i].argtypes);
-		out->twin[i] = function_named(qual, forms[i].twin, forms[i].nargs,
-									  forms[i].twin_argtypes);
+		out->poly[i] = bf_function_in_schema(schema_name, forms[i].name, forms[i].nargs,
+											 forms[i].argtypes);
+		out->twin[i] = bf_function_in_schema(schema_name, forms[i].twin, forms[i].nargs,
+											 forms[i].twin_argtypes);
 		if (!OidIsValid(out->poly[i]) || !OidIsValid(out->twin[i]))
 			return false;
 	}
-	out->value_hash = function_named(qual, "bloom_hash", 2, value_hash_args);
-	out->bloom_empty = function_named(qual, "bloom_agg_hashed_empty", 2, empty_args);
-	out->bloom_empty_layout = function_named(qual, "bloom_agg_hashed_empty", 3, empty_args);
-	out->multibloom_empty = function_named(qual, "multibloom_agg_hashed_empty", 3, multi_empty_args);
-	out->multibloom_empty_datasized = function_named(qual, "multibloom_agg_hashed_empty", 1,
-													 multi_empty_args);
+	out->value_hash = bf_function_in_schema(schema_name, "bloom_hash", 2, value_hash_args);
+	out->bloom_empty = bf_function_in_schema(schema_name, "bloom_agg_hashed_empty", 2,
+											 empty_args);
+	out->bloom_empty_layout = bf_function_in_schema(schema_name, "bloom_agg_hashed_empty", 3,
+													empty_args);
+	out->multibloom_empty = bf_function_in_schema(schema_name, "multibloom_agg_hashed_empty", 3,
+												  multi_empty_args);
+	out->multibloom_empty_datasized = bf_function_in_schema(schema_name,
+															"multibloom_agg_hashed_empty", 1,
+															multi_empty_args);
 	return OidIsValid(out->value_hash) && OidIsValid(out->bloom_empty) &&
 		OidIsValid(out->bloom_empty_layout) && OidIsValid(out->multibloom_empty) &&
 		OidIsValid(out->multibloom_empty_datasized);

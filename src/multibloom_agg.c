@@ -755,7 +755,11 @@ multibloom_agg_state_combine(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(agg_state_datum(agg_state_wrap(&multibloom_agg_state_type, b, aggcxt)));
 	a = check_form(e->state, b->fixed != NULL);
 	if (a->fixed)
+	{
 		state_union(a->fixed, b->fixed->mb, aggcxt);
+		/* b's filter, a private copy now united into a's, is not needed again */
+		pfree(b->fixed->mb);
+	}
 	else
 		datasized_merge(a->datasized, b->datasized);
 	PG_RETURN_DATUM(agg_state_datum(e));

@@ -215,8 +215,10 @@ cached_objects_valid(void)
 	return valid;
 }
 
-static Oid
-function_in_schema(const char *schema_name, const char *name, int nargs, Oid *argtypes)
+/* The function schema_name.name(argtypes), or InvalidOid (also distributed_agg.c). */
+Oid
+bf_function_in_schema(const char *schema_name, const char *name, int nargs,
+					  const Oid *argtypes)
 {
 	List	   *qualified = list_make2(makeString(pstrdup(schema_name)),
 									   makeString(pstrdup(name)));
@@ -251,8 +253,8 @@ lookup_objects(BloomObjects *out)
 									  ObjectIdGetDatum(out->schema));
 	contains_args[0] = out->bloom_type;
 	contains_args[1] = ANYELEMENTOID;
-	out->contains_fn = function_in_schema(schema_name, "bloom_contains", 2, contains_args);
-	out->agg_fn = function_in_schema(schema_name, "bloom_agg", 3, agg_args);
+	out->contains_fn = bf_function_in_schema(schema_name, "bloom_contains", 2, contains_args);
+	out->agg_fn = bf_function_in_schema(schema_name, "bloom_agg", 3, agg_args);
 	if (!OidIsValid(out->bloom_type) || !OidIsValid(out->contains_fn) ||
 		!OidIsValid(out->agg_fn))
 		return false;
@@ -1151,10 +1153,8 @@ filter_subselect(const Candidate *c, const BloomObjects *objects)
 	bf_copy_permission(parent, rte, sub);
 	sub->rtable = list_make1(rte);
 	sub->jointree = makeFromExpr(list_make1(makeNode(RangeTblRef)),
-								 (Node *) make_ands_explicit((List *) quals));
+								 quals ? (Node *) make_ands_explicit((List *) quals) : NULL);
 	((RangeTblRef *) linitial(sub->jointree->fromlist))->rtindex = 1;
-	if (quals == NULL)
-		sub->jointree->quals = NULL;
 
 	agg->aggfnoid = objects->agg_fn;
 	agg->aggtype = objects->bloom_type;

@@ -14,5 +14,7 @@ extern void bloom_semijoin_init(void);
 /* Catalog helpers that differ between the majors, shared by the planner hooks. */
 extern Oid	bf_extension_schema(Oid ext);
 extern bool bf_may_execute(Oid fn);
+extern Oid	bf_function_in_schema(const char *schema_name, const char *name, int nargs,
+								  const Oid *argtypes);
 
 #endif							/* BLOOMFILTER_SEMIJOIN_H */
