@@ -245,12 +245,17 @@ use_postgres() {
 # Build
 
 # The lock of the installation in use: Debian's PostgreSQL 15 keeps the
-# name older checkouts use, so that they and this one exclude each other.
+# name older checkouts use, so that they and this one exclude each other;
+# the builds under $PG_CACHE are named by major, and any other installation
+# (a private copy, say) by its pkglibdir, so that runs against different
+# copies of one major do not wait for each other.
 install_lock_file() {
     if [ "$PG_CONFIG" = "/usr/lib/postgresql/$DEBIAN_PG_MAJOR/bin/pg_config" ]; then
         echo "$INSTALL_LOCK"
-    else
+    elif [ "$PG_CONFIG" = "$PG_CACHE/pg$PG_MAJOR/bin/pg_config" ]; then
         echo "${INSTALL_LOCK%.lock}-$PG_MAJOR.lock"
+    else
+        echo "${INSTALL_LOCK%.lock}-$("$PG_CONFIG" --pkglibdir | md5sum | cut -c1-12).lock"
     fi
 }
 
