@@ -7,12 +7,19 @@ $(error no default_version in $(EXTENSION).control)
 endif
 MODULE_big = bloomfilter
 
-# The plain-C core (src/core/, no PostgreSQL headers; doc/architecture.md)
-# and the PostgreSQL glue (src/*.c), which includes it as "core/....h".
+# src/ in wings that only look down (doc/architecture.md): the plain-C core
+# (src/core/, no PostgreSQL headers), the types' glue (src/types/), the
+# aggregates (src/aggregates/), the planner and executor integrations
+# (src/planner/), and the module file on top (src/module.c).  Every file
+# includes others by their path under src/ ("core/filter.h",
+# "types/bloomfilter.h").
+WINGS = types aggregates planner
 CORE_SRCS = $(sort $(wildcard src/core/*.c))
 CORE_HDRS = $(sort $(wildcard src/core/*.h))
-GLUE_SRCS = $(sort $(wildcard src/*.c))
+GLUE_SRCS = $(sort $(foreach w,$(WINGS),$(wildcard src/$(w)/*.c))) src/module.c
+GLUE_HDRS = $(wildcard src/*.h) $(foreach w,$(WINGS),$(wildcard src/$(w)/*.h))
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
+PG_CPPFLAGS = -Isrc
 
 # The install script of the current version is assembled from one piece per
 # family of objects (sql/install/NN_*.sql).  The install scripts of earlier
@@ -121,4 +128,4 @@ EXTRA_CLEAN += $(DIST_NAME).zip
 # Every object depends on every header of src/ and src/core/ (a small
 # project: simpler than generated dependency files, and a changed header
 # never links stale code).
-$(OBJS): $(wildcard src/*.h) $(CORE_HDRS)
+$(OBJS): $(GLUE_HDRS) $(CORE_HDRS)

@@ -17,7 +17,7 @@
 #include "utils/array.h"
 #include "utils/lsyscache.h"
 
-#include "multibloom.h"
+#include "types/multibloom.h"
 
 PG_FUNCTION_INFO_V1(multibloom_in);
 PG_FUNCTION_INFO_V1(multibloom_out);

@@ -17,8 +17,8 @@
  */
 #include "postgres.h"
 
-#include "bloomfilter.h"
-#include "multibloom.h"
+#include "types/bloomfilter.h"
+#include "types/multibloom.h"
 
 /* The fields "=" compares besides the words, in the order compared. */
 #define FILTER_KEY_FIELDS	7

@@ -62,8 +62,8 @@
 #include "pg_compat.h"
 #include "core/filter.h"
 #include "core/multibloom.h"
-#include "distributed_agg.h"
-#include "semijoin.h"
+#include "planner/citus_agg_rewrite.h"
+#include "planner/semijoin.h"
 
 #define EXTENSION_NAME		"bloomfilter"
 

@@ -8,7 +8,7 @@
  */
 #include "postgres.h"
 
-#include "bloomfilter.h"
+#include "types/bloomfilter.h"
 
 PG_FUNCTION_INFO_V1(bloom_hash);
 

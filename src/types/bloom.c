@@ -12,7 +12,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
-#include "bloomfilter.h"
+#include "types/bloomfilter.h"
 #include "core/hash_records.h"
 
 PG_FUNCTION_INFO_V1(bloom_in);

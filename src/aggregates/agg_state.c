@@ -7,8 +7,8 @@
 
 #include "utils/memutils.h"
 
-#include "agg_state.h"
-#include "bloomfilter.h"
+#include "aggregates/agg_state.h"
+#include "types/bloomfilter.h"
 #include "core/base64.h"
 
 static Size

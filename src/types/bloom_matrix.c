@@ -10,7 +10,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
-#include "bloomfilter.h"
+#include "types/bloomfilter.h"
 #include "core/layout_matrix.h"
 
 PG_FUNCTION_INFO_V1(bloom_empty_matrix);

@@ -16,9 +16,9 @@
 #include "nodes/primnodes.h"
 #include "utils/array.h"
 
-#include "agg_state.h"
-#include "hash_collector.h"
-#include "multibloom.h"
+#include "aggregates/agg_state.h"
+#include "aggregates/hash_collector.h"
+#include "types/multibloom.h"
 
 PG_FUNCTION_INFO_V1(multibloom_agg_fixed_trans);
 PG_FUNCTION_INFO_V1(multibloom_agg_fixed_final);

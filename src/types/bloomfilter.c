@@ -17,30 +17,8 @@
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
-#include "bloomfilter.h"
-#include "bloom_scan.h"
+#include "types/bloomfilter.h"
 #include "core/base64.h"
-#include "distributed_agg.h"
-#include "semijoin.h"
-
-PG_MODULE_MAGIC;
-
-void		_PG_init(void);
-
-/* The library's hooks and settings, registered once when it is loaded. */
-void
-_PG_init(void)
-{
-	bloom_semijoin_init();
-	bloom_scan_init();
-	bloom_distributed_agg_init();
-	/*
-	 * Only once every setting is defined: reserving the prefix drops the
-	 * placeholders of settings not defined yet, such as a value of
-	 * bloomfilter.enable_batch_scan set before the library was loaded.
-	 */
-	MarkGUCPrefixReserved("bloomfilter");
-}
 
 /* A toasted filter bigger than this is re-read rather than compared. */
 #define RAW_KEY_MAX_BYTES	(64 * 1024)

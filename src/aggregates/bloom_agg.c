@@ -23,9 +23,9 @@
 #include "utils/float.h"
 #include "utils/memutils.h"
 
-#include "agg_state.h"
-#include "bloomfilter.h"
-#include "hash_collector.h"
+#include "aggregates/agg_state.h"
+#include "types/bloomfilter.h"
+#include "aggregates/hash_collector.h"
 
 #ifdef __linux__
 #include <sys/mman.h>

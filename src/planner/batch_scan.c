@@ -58,8 +58,8 @@
 #include "utils/ruleutils.h"
 #include "utils/syscache.h"
 
-#include "bloomfilter.h"
-#include "bloom_scan.h"
+#include "types/bloomfilter.h"
+#include "planner/batch_scan.h"
 
 #include PG_COMPAT_EXPLAIN_STATE_H
 #include PG_COMPAT_EXPLAIN_FORMAT_H

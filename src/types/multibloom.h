@@ -7,7 +7,7 @@
 #ifndef MULTIBLOOM_H
 #define MULTIBLOOM_H
 
-#include "bloomfilter.h"
+#include "types/bloomfilter.h"
 #include "core/multibloom.h"
 
 extern const FilterType multibloom_type;

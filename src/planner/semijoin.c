@@ -69,7 +69,7 @@
 #include "utils/varlena.h"
 
 #include "pg_compat.h"
-#include "semijoin.h"
+#include "planner/semijoin.h"
 
 #define EXTENSION_NAME		"bloomfilter"
 

@@ -8,7 +8,7 @@
 #include "miscadmin.h"
 #include "utils/memutils.h"
 
-#include "hash_collector.h"
+#include "aggregates/hash_collector.h"
 
 /* Records in a new collector's buffer: small, since GROUP BY may make many. */
 #define HC_INITIAL_BYTES	64

@@ -1,0 +1,35 @@
+/*
+ * module.c
+ *	  The library's entry: PG_MODULE_MAGIC and _PG_init, which registers the
+ *	  hooks and settings of the planner and executor integrations once, when
+ *	  the library is loaded.  It sits above every wing of src/ and nothing
+ *	  includes or calls it, so no lower file reaches up to it.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/guc.h"
+
+#include "pg_compat.h"
+#include "planner/batch_scan.h"
+#include "planner/citus_agg_rewrite.h"
+#include "planner/semijoin.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	bloom_semijoin_init();
+	bloom_scan_init();
+	bloom_distributed_agg_init();
+
+	/*
+	 * Only once every setting is defined: reserving the prefix drops the
+	 * placeholders of settings not defined yet, such as a value of
+	 * bloomfilter.enable_batch_scan set before the library was loaded.
+	 */
+	MarkGUCPrefixReserved("bloomfilter");
+}
