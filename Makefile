@@ -22,16 +22,18 @@ OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 PG_CPPFLAGS = -Isrc
 
 # The install script of the current version is assembled from one piece per
-# family of objects (sql/install/NN_*.sql).  The install scripts of earlier
-# versions and the update scripts (sql/bloomfilter--OLD--NEW.sql) are
-# committed files, frozen once released.
+# family of objects (sql/install/NN_*.sql).  Beside it: one frozen base
+# script (sql/bloomfilter--1.0.sql) and the update scripts
+# (sql/bloomfilter--OLD--NEW.sql), each frozen once its version is released.
+# The procedure: doc/versions.md, "Releasing a version".
 INSTALL_PIECES = $(sort $(wildcard sql/install/*.sql))
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*.sql))
 
-# Regression tests: every sql/NNN_*.sql, in order.
-REGRESS = $(sort $(patsubst sql/%.sql,%,$(wildcard sql/[0-9]*.sql)))
-REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
+# Regression tests: every test/sql/NNN_*.sql, in order, against
+# test/expected/ (families: doc/developer.md).
+REGRESS = $(sort $(patsubst test/sql/%.sql,%,$(wildcard test/sql/[0-9]*.sql)))
+REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
 
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
@@ -115,8 +117,7 @@ valgrind-check:
 
 # ---- PGXN: make dist writes bloomfilter-<version>.zip, the committed tree
 # of HEAD (git archive) under a bloomfilter-<version>/ prefix ----
-DIST_VERSION = $(shell sed -n "s/^default_version *= *'\(.*\)'/\1/p" $(EXTENSION).control)
-DIST_NAME = $(EXTENSION)-$(DIST_VERSION)
+DIST_NAME = $(EXTENSION)-$(EXTVERSION)
 
 dist:
 	git archive --format=zip --prefix=$(DIST_NAME)/ -o $(DIST_NAME).zip HEAD
