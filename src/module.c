@@ -13,6 +13,7 @@
 #include "pg_compat.h"
 #include "planner/batch_scan.h"
 #include "planner/citus_agg_rewrite.h"
+#include "planner/extension_objects.h"
 #include "planner/semijoin.h"
 
 PG_MODULE_MAGIC;
@@ -22,6 +23,7 @@ void		_PG_init(void);
 void
 _PG_init(void)
 {
+	extension_objects_init();
 	bloom_semijoin_init();
 	bloom_scan_init();
 	bloom_distributed_agg_init();

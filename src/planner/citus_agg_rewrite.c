@@ -54,7 +54,6 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
-#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
@@ -63,9 +62,7 @@
 #include "core/filter.h"
 #include "core/multibloom.h"
 #include "planner/citus_agg_rewrite.h"
-#include "planner/semijoin.h"
-
-#define EXTENSION_NAME		"bloomfilter"
+#include "planner/extension_objects.h"
 
 /* ---------------------------------------------------------------------
  * The setting
@@ -135,12 +132,11 @@ static const FormSpec forms[NUM_FORMS] = {
 };
 
 /* ---------------------------------------------------------------------
- * The extension's objects, by name in its own schema, cached per backend
+ * The extension's objects, from extension_objects.c
  *
- * Any change to pg_proc (CREATE or DROP EXTENSION among them) resets the
- * cache, so it is looked up again on the next statement with aggregates;
- * an extension that is not installed is remembered too, so such statements
- * cost no catalog scan until pg_proc changes.
+ * The OIDs of every form are resolved together and kept while the owner's
+ * cache version stays, so a statement with aggregates costs no lookup;
+ * an extension that is not installed is remembered too.
  * --------------------------------------------------------------------- */
 
 typedef struct AggObjects
@@ -158,57 +154,35 @@ typedef struct AggObjects
 	Oid			multibloom_empty_datasized; /* multibloom_agg_hashed_empty(integer) */
 } AggObjects;
 
-typedef enum ObjectsState
-{
-	OBJECTS_UNKNOWN,
-	OBJECTS_LOOKING,
-	OBJECTS_ABSENT,
-	OBJECTS_VALID
-} ObjectsState;
-
-static AggObjects cached_objects;
-static ObjectsState objects_state = OBJECTS_UNKNOWN;
-
-static void
-objects_reset(Datum arg, int cacheid, uint32 hashvalue)
-{
-	objects_state = OBJECTS_UNKNOWN;
-}
+static AggObjects resolved_objects;
+static bool resolved_found = false;
+static uint64 resolved_version = 0;
 
 /* The objects, or false if any is missing (not installed, or before 1.2). */
 static bool
 lookup_objects(AggObjects *out)
 {
-	Oid			ext = get_extension_oid(EXTENSION_NAME, true);
-	char	   *schema_name;
 	static const Oid value_hash_args[] = {ANYELEMENTOID, INT8OID};
 	static const Oid empty_args[] = {INT8OID, FLOAT8OID, TEXTOID};
 	static const Oid multi_empty_args[] = {INT4OID, INT8OID, FLOAT8OID};
 
-	if (!OidIsValid(ext))
-		return false;
-	schema_name = get_namespace_name(bf_extension_schema(ext));
-	if (schema_name == NULL)
+	if (!OidIsValid(extension_schema()))
 		return false;
 	for (int i = 0; i < NUM_FORMS; i++)
 	{
-		out->poly[i] = bf_function_in_schema(schema_name, forms[i].name, forms[i].nargs,
-											 forms[i].argtypes);
-		out->twin[i] = bf_function_in_schema(schema_name, forms[i].twin, forms[i].nargs,
-											 forms[i].twin_argtypes);
+		out->poly[i] = extension_function(forms[i].name, forms[i].nargs, forms[i].argtypes);
+		out->twin[i] = extension_function(forms[i].twin, forms[i].nargs,
+										  forms[i].twin_argtypes);
 		if (!OidIsValid(out->poly[i]) || !OidIsValid(out->twin[i]))
 			return false;
 	}
-	out->value_hash = bf_function_in_schema(schema_name, "bloom_hash", 2, value_hash_args);
-	out->bloom_empty = bf_function_in_schema(schema_name, "bloom_agg_hashed_empty", 2,
-											 empty_args);
-	out->bloom_empty_layout = bf_function_in_schema(schema_name, "bloom_agg_hashed_empty", 3,
-													empty_args);
-	out->multibloom_empty = bf_function_in_schema(schema_name, "multibloom_agg_hashed_empty", 3,
-												  multi_empty_args);
-	out->multibloom_empty_datasized = bf_function_in_schema(schema_name,
-															"multibloom_agg_hashed_empty", 1,
-															multi_empty_args);
+	out->value_hash = extension_function("bloom_hash", 2, value_hash_args);
+	out->bloom_empty = extension_function("bloom_agg_hashed_empty", 2, empty_args);
+	out->bloom_empty_layout = extension_function("bloom_agg_hashed_empty", 3, empty_args);
+	out->multibloom_empty = extension_function("multibloom_agg_hashed_empty", 3,
+											   multi_empty_args);
+	out->multibloom_empty_datasized = extension_function("multibloom_agg_hashed_empty", 1,
+														 multi_empty_args);
 	return OidIsValid(out->value_hash) && OidIsValid(out->bloom_empty) &&
 		OidIsValid(out->bloom_empty_layout) && OidIsValid(out->multibloom_empty) &&
 		OidIsValid(out->multibloom_empty_datasized);
@@ -216,24 +190,22 @@ lookup_objects(AggObjects *out)
 
 /*
  * The objects, or NULL.  The lookup itself may accept invalidations (it
- * takes locks): one that arrives meanwhile leaves the result uncached.
+ * takes locks): one that arrives meanwhile leaves the result unkept.
  */
 static const AggObjects *
 agg_objects(AggObjects *scratch)
 {
+	uint64		version = extension_objects_version();
 	bool		found;
 
-	if (objects_state == OBJECTS_VALID)
-		return &cached_objects;
-	if (objects_state == OBJECTS_ABSENT)
-		return NULL;
-	objects_state = OBJECTS_LOOKING;
+	if (version == resolved_version)
+		return resolved_found ? &resolved_objects : NULL;
 	found = lookup_objects(scratch);
-	if (objects_state == OBJECTS_LOOKING)
+	if (version == extension_objects_version())
 	{
-		if (found)
-			cached_objects = *scratch;
-		objects_state = found ? OBJECTS_VALID : OBJECTS_ABSENT;
+		resolved_objects = *scratch;
+		resolved_found = found;
+		resolved_version = version;
 	}
 	return found ? scratch : NULL;
 }
@@ -584,7 +556,7 @@ empty_filter(const AggObjects *objects, const FormSpec *spec, List *shape,
 								Int32GetDatum(nvalues), false, true),
 					  shape);
 	}
-	if (!bf_may_execute(fn))
+	if (!may_execute(fn))
 		return NULL;
 	return (Node *) makeFuncExpr(fn, type, shape, InvalidOid, InvalidOid,
 								 COERCE_EXPLICIT_CALL);
@@ -596,7 +568,7 @@ empty_datasized_multibloom(const AggObjects *objects, int nvalues, Oid type)
 {
 	Oid			fn = objects->multibloom_empty_datasized;
 
-	if (!bf_may_execute(fn))
+	if (!may_execute(fn))
 		return NULL;
 	return (Node *) makeFuncExpr(fn, type,
 								 list_make1(makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
@@ -644,8 +616,8 @@ rewrite_aggref(Aggref *agg, RewriteContext *cx)
 	if (!split_args(spec, agg, &shape, &values))
 		return (Node *) agg;
 	args = twin_args(objects, spec, agg, shape, values);
-	if (args == NIL || !bf_may_execute(agg->aggfnoid) ||
-		!bf_may_execute(objects->twin[form]) || !bf_may_execute(objects->value_hash))
+	if (args == NIL || !may_execute(agg->aggfnoid) ||
+		!may_execute(objects->twin[form]) || !may_execute(objects->value_hash))
 		return (Node *) agg;
 	if (spec->multi && spec->nshape == 0 && may_see_no_row(agg, cx))
 	{
@@ -787,7 +759,6 @@ bloom_distributed_agg_init(void)
 							 "Needs the library loaded (session_preload_libraries or shared_preload_libraries).",
 							 &distagg_mode, DISTAGG_AUTO, distagg_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
-	CacheRegisterSyscacheCallback(PROCOID, objects_reset, (Datum) 0);
 
 	prev_planner_hook = planner_hook;
 	planner_hook = distagg_planner;
