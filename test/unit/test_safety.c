@@ -1,7 +1,7 @@
 /*
  * test_safety.c
  *	  Regression tests for defects the fuzz harnesses found in the plain-C
- *	  core (see doc/safety-results.md), each reproduced through the same
+ *	  core (see bench/results/safety-results.md), each reproduced through the same
  *	  entry points the SQL functions use.
  */
 #include "unit.h"
