@@ -35,7 +35,22 @@ citus_archive() {
 }
 
 # The recipe a build is stamped with: a change here rebuilds.
-citus_build_recipe() { echo "citus $CITUS_VERSION recipe 1 (no LLVM bitcode)"; }
+# The stamp names the installation the tree was configured for: a tree
+# configured for one pg_config installs into that one only.
+citus_build_recipe() { echo "citus $CITUS_VERSION recipe 1 (no LLVM bitcode) for $1"; }
+
+# The build tree of an installation: citus-NN for the machine's and the
+# cached majors, a directory of its own for any other installation (a
+# private copy), so that no two installations share a configured tree.
+citus_cache_dir() {
+    local pgc=$1 major=$2
+    if [ "$pgc" = "/usr/lib/postgresql/$major/bin/pg_config" ] ||
+        [ "$pgc" = "$PG_CACHE/pg$major/bin/pg_config" ]; then
+        echo "$PG_CACHE/citus-$major"
+    else
+        echo "$PG_CACHE/citus-$major-$(echo "$pgc" | md5sum | cut -c1-12)"
+    fi
+}
 
 # citus_compat_fix TREE PG_CONFIG: since 15.20, PostgreSQL 15's
 # commands/dbcommands.h declares have_createdb_privilege() extern, which
@@ -53,14 +68,15 @@ citus_compat_fix() {
 # build_citus PG_CONFIG MAJOR ARCHIVE: configure, make (without the LLVM
 # bitcode a JIT-enabled PostgreSQL would also compile: half the build time,
 # and the tests do not use JIT), make install into
-# that installation; the build tree is kept in $PG_CACHE/citus-MAJOR, so a
-# new installation of the same major (a reinstalled package) only needs
+# that installation; the build tree is kept (citus_cache_dir), so a new
+# installation at the same path (a reinstalled package) only needs
 # `make install` again.
 build_citus() {
-    local pgc=$1 major=$2 archive=$3 dir="$PG_CACHE/citus-$2" start=$SECONDS
+    local pgc=$1 major=$2 archive=$3 dir start=$SECONDS
+    dir=$(citus_cache_dir "$pgc" "$major")
     local tree="$dir/citus-$CITUS_VERSION"
     install_packages "${CITUS_BUILD_PACKAGES[@]}"
-    if [ "$(cat "$dir/.bloomfilter-stamp" 2>/dev/null)" != "$(citus_build_recipe)" ]; then
+    if [ "$(cat "$dir/.bloomfilter-stamp" 2>/dev/null)" != "$(citus_build_recipe "$pgc")" ]; then
         log "Citus $CITUS_VERSION: building for PostgreSQL $major (log: $dir/build.log)"
         rm -rf "$dir"
         mkdir -p "$dir"
@@ -77,7 +93,7 @@ build_citus() {
             tail -n 60 "$dir/build.log" >&2
             die "building Citus for PostgreSQL $major failed (log: $dir/build.log)"
         fi
-        citus_build_recipe >"$dir/.bloomfilter-stamp"
+        citus_build_recipe "$pgc" >"$dir/.bloomfilter-stamp"
         log "Citus $CITUS_VERSION: built for PostgreSQL $major in $((SECONDS - start))s"
     fi
     make -C "$tree" with_llvm=no install >>"$dir/build.log" 2>&1 ||
