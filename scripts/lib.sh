@@ -12,7 +12,9 @@
 #                         (build_copy, take_install_lock, install_copy)
 #   start_cluster NAME    initdb + start a throwaway cluster (as postgres) on a free port
 #   cluster_port NAME / cluster_host NAME   where to connect to it
+#   psql_on NAME ARGS...  psql into it
 #   as_postgres CMD...    run a command as the postgres OS user
+#                         (these four: scripts/cluster.sh, which it sources)
 #
 # PG_CONFIG in the environment picks the installation (default: Debian's
 # PostgreSQL 15).  Everything temporary lives under $WORK_DIR, removed
@@ -41,7 +43,8 @@ REQUIRED_PACKAGES=(build-essential postgresql-15 postgresql-server-dev-15
                    python3-psycopg2 nodejs)   # test/clients/check_*.{py,js}
 
 log() { printf '==> %s\n' "$*"; }
-die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+# die, as_postgres and the throwaway clusters
+source "$REPO_ROOT/scripts/cluster.sh"
 
 # ---------------------------------------------------------------------------
 # Packages
@@ -314,33 +317,17 @@ build_and_install() {
 }
 
 # ---------------------------------------------------------------------------
-# Running as postgres; throwaway clusters
-
-# PostgreSQL refuses to run as root.  The install lock descriptors are
-# closed for the child so that no server it starts can keep a lock alive.
-# It runs from $WORK_DIR: the caller's directory may be one postgres cannot
-# enter (PostgreSQL's programs complain about it).
-as_postgres() {
-    (
-        local fd
-        for fd in "${LOCK_FDS[@]}"; do eval "exec $fd>&-"; done
-        cd "$WORK_DIR" && exec runuser -u postgres -- "$@"
-    )
-}
+# Throwaway clusters (start_cluster, psql_on, as_postgres: scripts/cluster.sh)
 
 # Handed to the postgres user by ensure_packages.
 WORK_DIR=$(mktemp -d /tmp/bloomfilter.XXXXXX)
-CLUSTERS=()
 
 # A package scripts/test installed and has not removed yet.
 PURGE_PACKAGE=
 
 cleanup() {
-    local status=$? name
-    for name in "${CLUSTERS[@]}"; do
-        as_postgres "$(cat "$WORK_DIR/$name/bindir")/pg_ctl" -D "$WORK_DIR/$name/data" \
-            -m immediate -w stop >/dev/null 2>&1 || true
-    done
+    local status=$?
+    stop_clusters
     [ -z "$PURGE_PACKAGE" ] || dpkg --purge "$PURGE_PACKAGE" >/dev/null 2>&1 || true
     rm -rf "$WORK_DIR"
     exit "$status"
@@ -348,57 +335,3 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-
-cluster_port() { cat "$WORK_DIR/$1/port"; }
-cluster_host() { echo "$WORK_DIR/$1"; }   # the unix socket directory
-
-# A port nobody listens on, outside the kernel's ephemeral range.
-free_port() {
-    local port
-    while :; do
-        port=$((20000 + RANDOM % 10000))
-        (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
-    done
-}
-
-# start_cluster NAME: a fresh cluster of the installation in use, listening
-# on 127.0.0.1 and on a socket in its own directory, trust authentication,
-# stopped and removed at exit.
-start_cluster() {
-    local name=$1 dir="$WORK_DIR/$1" port _
-    as_postgres mkdir -p "$dir"
-    echo "$PGBIN" >"$dir/bindir"
-    if ! as_postgres "$PGBIN/initdb" -D "$dir/data" -E UTF8 --locale=C.UTF-8 \
-            -A trust -U postgres >"$dir/initdb.log" 2>&1; then
-        cat "$dir/initdb.log" >&2
-        die "initdb failed for cluster $name"
-    fi
-    # Throwaway data: durability is not worth the time.
-    as_postgres tee -a "$dir/data/postgresql.conf" >/dev/null <<EOF
-listen_addresses = '127.0.0.1'
-unix_socket_directories = '$dir'
-fsync = off
-synchronous_commit = off
-full_page_writes = off
-EOF
-    CLUSTERS+=("$name")
-    # Another process may grab the port between the check and the bind.
-    for _ in 1 2 3 4 5; do
-        port=$(free_port)
-        if as_postgres "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-                -o "-p $port" start >/dev/null 2>&1; then
-            echo "$port" >"$dir/port"
-            return 0
-        fi
-        grep -q 'could not bind\|could not create any TCP/IP sockets' "$dir/server.log" || break
-    done
-    cat "$dir/server.log" >&2
-    die "cluster $name did not start"
-}
-
-# psql_on NAME [psql args...]: psql as postgres into cluster NAME.
-psql_on() {
-    local name=$1; shift
-    as_postgres "$(cat "$WORK_DIR/$name/bindir")/psql" -X -q -v ON_ERROR_STOP=1 \
-        -h "$(cluster_host "$name")" -p "$(cluster_port "$name")" "$@"
-}

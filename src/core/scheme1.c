@@ -70,8 +70,8 @@ repeating_positions(double f, uint32_t k)
  * and answers wrongly with probability fill^(k - met) (three met positions
  * or more: any two positions of any value meet as often under independent
  * positions).  Per added value that is c(k, fill) / m^2 of all values; the
- * table holds c, integrated numerically by `bench/scheme_floor.sh table`
- * (bench/scheme_floor.c explains the integral).  Read between its rows and
+ * table holds c, integrated numerically by `bench/core/scheme_floor.sh table`
+ * (bench/core/scheme_floor.c explains the integral).  Read between its rows and
  * columns by interpolating log c linearly in log k and in fill.
  */
 #define TABLE_KS	18

@@ -22,8 +22,9 @@
  * probes whose own positions repeat, c n / m^2 from probes that retrace an
  * added value's positions (scheme1.c derives both).  0 for k <= 2 and for
  * an empty or full filter.  Within 15% of the measured rate for
- * m >= 4 k^2 (bench/scheme_floor.c, bench/results/scheme-floor-results.md);
- * below that, positions wrap around the filter and it reads low.
+ * m >= 4 k^2 (bench/core/scheme_floor.c,
+ * bench/results/scheme-floor-results.md); below that, positions wrap around
+ * the filter and it reads low.
  */
 extern double bf_scheme1_floor(double fill, uint32_t k);
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/cache_misses.sh: cache misses per probe for filters of 10^5, 10^7
+# bench/core/cache_misses.sh: cache misses per probe for filters of 10^5, 10^7
 # and 10^8 keys, both layouts, simulated by cachegrind (perf's hardware
 # counters are often unavailable in VMs).  Cachegrind simulates two levels,
 # so each shape runs with the last level set to the L2 (L2_CACHE, default
@@ -12,7 +12,7 @@
 # through bf_probe_batch, as the batched probe scan does (default: one
 # bf_query after the other, as bloom_contains does).
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 PROBES=${PROBES:-1000000}
 KEYS=${KEYS:-100000 10000000 100000000}
 SCHEME=${SCHEME:-2}
@@ -21,7 +21,7 @@ L1=${L1_CACHE:-49152,12,64}
 L2=${L2_CACHE:-1048576,8,64}
 L3=${L3_CACHE:-33554432,16,64}
 out=$(mktemp -d)
-cc -O2 -std=c11 -Isrc -Itest/unit -o "$out/cache_misses" bench/cache_misses.c src/core/*.c -lm
+cc -O2 -std=c11 -Isrc -Itest/unit -o "$out/cache_misses" bench/core/cache_misses.c src/core/*.c -lm
 misses() {	# LL-config layout capacity probes -> "instructions D1-misses LL-misses"
 	local ll=$1
 	shift

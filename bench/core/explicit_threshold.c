@@ -9,7 +9,7 @@
  *	  n, whatever the threshold.
  *
  *	  usage: explicit_threshold [probes]   (default 10^7)
- *	  Run by bench/explicit_threshold.sh.
+ *	  Run by bench/core/explicit_threshold.sh.
  */
 #include "unit.h"				/* the unit tests' values (hash_int) */
 

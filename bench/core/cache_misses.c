@@ -2,7 +2,7 @@
  * cache_misses.c
  *	  Probes of one filter shape, for counting cache misses per probe under
  *	  valgrind --tool=cachegrind (or perf stat where the hardware counters
- *	  are available).  See bench/cache_misses.sh and doc/performance.md.
+ *	  are available).  See bench/core/cache_misses.sh and doc/performance.md.
  *
  *	  usage: cache_misses classic|blocked capacity probes [scheme [batch]]
  *

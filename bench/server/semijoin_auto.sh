@@ -1,37 +1,44 @@
 #!/bin/bash
-# The automatic semijoin prefilter (doc/semijoin.md) on TPC-H-like data:
-# orders and lineitem on a remote server, customer, part, supplier, nation
-# and region local.  For each query of bench/semijoin_auto.sql: rows and
-# bytes shipped, wall time and planning time without the hook (setting
-# off), with it, and with the hand-written prefilter, the three interleaved
-# in one session (one postgres_fdw connection).  Results:
+# bench/server/semijoin_auto.sh: the automatic semijoin prefilter
+# (doc/semijoin.md) on TPC-H-like data: orders and lineitem on a remote
+# server, customer, part, supplier, nation and region local.  For each query
+# of semijoin_auto.sql (beside this script): rows and bytes shipped, wall
+# time and planning time without the hook (setting off), with it, and with
+# the hand-written prefilter, the three interleaved in one session (one
+# postgres_fdw connection); whether the hook rewrote the plan, whether the
+# results agree, and the hook's own log of its decision.  Results:
 # bench/results/semijoin-auto-results.md.
 #
-#   bash bench/semijoin_auto.sh              # SCALE=1: 1.5e6 orders, 6e6 lineitem
-#   SCALE=0.1 RUNS=3 bash bench/semijoin_auto.sh
+#   bash bench/server/semijoin_auto.sh              # SCALE=1: 1.5e6 orders, 6e6 lineitem
+#   SCALE=0.1 RUNS=3 bash bench/server/semijoin_auto.sh
 #
-# Needs PostgreSQL binaries (PGBIN), postgres_fdw and this extension
-# installed.  Starts two throwaway clusters on ports $PORT_BASE+1 (local)
-# and $PORT_BASE+2 (remote, on loopback TCP so that the kernel counts the
-# connection's bytes), runs them as the postgres OS user when run as root,
-# and removes them on exit.
+# Environment: SCALE (1), RUNS (timed runs per mode, the best kept; 3),
+# PLANS (planning-time samples per mode, the median kept; 9), PORT_BASE
+# (5575), QUERIES (the query file), PGBIN or PG_CONFIG (the installation;
+# default: pg_config in PATH, else PostgreSQL 15).
+# Needs postgres_fdw and this extension installed.  Starts two throwaway
+# clusters on ports $PORT_BASE+1 (local) and $PORT_BASE+2 (remote, on
+# loopback TCP so that the kernel counts the connection's bytes), runs them
+# as the postgres OS user when run as root, and removes them on exit.
 set -euo pipefail
 
 SCALE=${SCALE:-1}
 RUNS=${RUNS:-3}			# timed runs per mode; the best is kept
 PLANS=${PLANS:-9}		# planning-time samples per mode; the median is kept
 PORT_BASE=${PORT_BASE:-5575}
-PGBIN=${PGBIN:-$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)}
-QUERIES=${QUERIES:-$(dirname "$0")/semijoin_auto.sql}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+QUERIES=${QUERIES:-$HERE/semijoin_auto.sql}
 LOCAL_PORT=$((PORT_BASE + 1))
 REMOTE_PORT=$((PORT_BASE + 2))
+# shellcheck source=../../scripts/cluster.sh
+source "$HERE/../../scripts/cluster.sh"
+PGBIN=$(default_pgbin 2>/dev/null || echo /usr/lib/postgresql/15/bin)
 
-. "$(dirname "$0")/lib.sh"
-bench_workdir bloom-semijoin-auto
-
-OPTIONS="-c shared_buffers=512MB -c work_mem=64MB -c max_parallel_workers_per_gather=0"
-start_node remote "$REMOTE_PORT" 127.0.0.1 "$OPTIONS"
-start_node local "$LOCAL_PORT" '' "$OPTIONS -c session_preload_libraries=bloomfilter"
+cluster_workdir
+SETTINGS=(shared_buffers=512MB work_mem=64MB max_parallel_workers_per_gather=0)
+start_cluster remote "$REMOTE_PORT" "${SETTINGS[@]}"
+start_cluster local "$LOCAL_PORT" listen_addresses= "${SETTINGS[@]}" \
+	session_preload_libraries=bloomfilter
 
 ORDERS=$(awk -v s="$SCALE" 'BEGIN { printf "%d", 1500000 * s }')
 CUSTOMERS=$(awk -v s="$SCALE" 'BEGIN { printf "%d", 150000 * s }')
@@ -42,7 +49,7 @@ echo "loading: $ORDERS orders, $((ORDERS * 4)) lineitems (remote); $CUSTOMERS cu
 # TPC-H-like columns and distributions, made with SQL: two thirds of the
 # customers have orders, four lines an order, 25 nations in 5 regions, 5
 # market segments, 25 brands and 40 containers.
-psql_on "$REMOTE_PORT" <<SQL
+psql_on remote <<SQL
 CREATE EXTENSION bloomfilter;
 CREATE TABLE orders (o_orderkey int, o_custkey int, o_orderstatus char(1), o_totalprice numeric(12,2),
 	o_orderdate date, o_orderpriority text, o_clerk text, o_shippriority int, o_comment text);
@@ -65,7 +72,7 @@ FROM (SELECT k, n, (k - 1) * 4 + n AS g, date '1992-01-01' + (k * 31) % 2405 AS 
 ANALYZE orders, lineitem;
 SQL
 
-psql_on "$LOCAL_PORT" <<SQL
+psql_on local <<SQL
 CREATE EXTENSION bloomfilter;
 CREATE EXTENSION postgres_fdw;
 CREATE SERVER remote FOREIGN DATA WRAPPER postgres_fdw
@@ -187,11 +194,11 @@ printf '\n%-16s %-7s %12s %14s %12s %10s %8s %8s %s\n' query mode rows_shipped b
 printf '%s\n' '-----------------------------------------------------------------------------------------'
 while IFS='|' read -r -u 3 name query manual; do
 	[ -n "$name" ] || continue
-	measure_script "$query" "$manual" >"$WORK/$name.sql"
-	psql_on "$LOCAL_PORT" -A -t -f "$WORK/$name.sql" >"$WORK/$name.out" 2>"$WORK/$name.err" || true
-	summarize <"$WORK/$name.out" | sort -k1,1r | while read -r mode rows ms sent recv plan count digest change; do
+	measure_script "$query" "$manual" >"$WORK_DIR/$name.sql"
+	psql_on local -A -t -f "$WORK_DIR/$name.sql" >"$WORK_DIR/$name.out" 2>"$WORK_DIR/$name.err" || true
+	summarize <"$WORK_DIR/$name.out" | sort -k1,1r | while read -r mode rows ms sent recv plan count digest change; do
 		printf '%-16s %-7s %12d %14d %12d %10.1f %8.3f %8d %s %s\n' "$name" "$mode" "$rows" "$sent" "$recv" "$ms" "$plan" "$count" "${digest:0:8}" "$change"
 	done
 	# the hook's decision, with its numbers
-	grep -E 'NOTICE|DETAIL|ERROR' "$WORK/$name.err" | sed 's/^/    /' || true
+	grep -E 'NOTICE|DETAIL|ERROR' "$WORK_DIR/$name.err" | sed 's/^/    /' || true
 done 3< <(grep -v '^--' "$QUERIES")

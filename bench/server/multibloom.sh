@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/multibloom.sh: what a multibloom probe costs and what its
+# bench/server/multibloom.sh: what a multibloom probe costs and what its
 # verification filter buys.
 #
 #  1. Probe cost: N probes of a 2- and a 3-attribute multibloom against N
@@ -8,10 +8,15 @@
 #  2. False positives of whole-row probes whose values each occur but never
 #     together (cross-combinations), with the verification filter
 #     (multibloom_contains) and without it (the per-dimension filter set:
-#     each attribute's filter probed on its own).
+#     each attribute's filter probed on its own), and the bytes of each.
 #
-# Ratios are computed from times measured in the same run.  Connection:
-# the usual PG* variables (PGHOST, PGPORT, PGUSER, PGDATABASE).
+# Ratios are computed from times measured in the same run.  Recorded in
+# bench/results/multibloom-results.md.
+# Server: with PGHOST or PGPORT set, the server the usual PG* variables name
+# (PGHOST, PGPORT, PGUSER, PGDATABASE), with the extension installed; its
+# tables mbb_* are dropped at the end.  Otherwise a throwaway cluster of
+# PGBIN (default: the bindir of PG_CONFIG, else of pg_config in PATH), run
+# as the postgres OS user when run as root, removed at exit.
 # Sizes: ROWS (stored rows, default 100000), PROBES (default 1000000),
 # REPEAT (timings per query, the minimum is kept; default 3).
 set -euo pipefail
@@ -20,7 +25,17 @@ ROWS=${ROWS:-100000}
 PROBES=${PROBES:-1000000}
 REPEAT=${REPEAT:-3}
 export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"
-PSQL=(psql -X -q -v ON_ERROR_STOP=1 -At)
+if [ -n "${PGHOST:-}${PGPORT:-}" ]; then
+	PSQL=(psql -X -q -v ON_ERROR_STOP=1 -At)
+else
+	HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	# shellcheck source=../../scripts/cluster.sh
+	source "$HERE/../../scripts/cluster.sh"
+	PGBIN=$(default_pgbin)
+	cluster_workdir
+	start_cluster bench
+	PSQL=(psql_on bench -d postgres -At)
+fi
 
 sql() { "${PSQL[@]}" -c "$1"; }
 

@@ -1,15 +1,22 @@
 #!/bin/bash
-# Semijoin prefiltering across two local servers: rows and bytes shipped,
-# and wall time, with and without a Bloom prefilter, at key selectivities
-# 0.1%, 1% and 10%.  Method and results: doc/distributed.md.
+# bench/server/semijoin.sh: semijoin prefiltering across two local servers.
+# A remote cluster holds ROWS orders of CUSTOMERS customers; the local one
+# joins them, through postgres_fdw, with selections of 0.1%, 1% and 10% of
+# its customers, plainly and with a Bloom prefilter of each rate in FPPS.
+# Per query it prints the rows the foreign scan received, the bytes the
+# remote sent and received (the kernel's counters of the postgres_fdw TCP
+# connection), the filter's size and the best wall time of RUNS runs, and
+# the gains plain / prefilter measured in this run.  Method and results:
+# doc/distributed.md, bench/results/distributed-results.md.
 #
-#   bash bench/semijoin.sh            # 1,000,000 remote rows
-#   ROWS=200000 bash bench/semijoin.sh
+#   bash bench/server/semijoin.sh            # 1,000,000 remote rows
+#   ROWS=200000 bash bench/server/semijoin.sh
 #
-# Needs PostgreSQL 15 binaries, postgres_fdw and the bloomfilter extension
+# Needs PostgreSQL binaries, postgres_fdw and the bloomfilter extension
 # installed.  Starts two throwaway clusters (run as root it runs them as the
 # postgres OS user) on ports $PORT_BASE+1 (local) and $PORT_BASE+2 (remote),
-# and removes them on exit.
+# and removes them on exit.  PGBIN or PG_CONFIG picks the installation
+# (default: pg_config in PATH, else PostgreSQL 15).
 set -euo pipefail
 
 ROWS=${ROWS:-1000000}			# remote orders
@@ -20,21 +27,22 @@ FPPS=${FPPS:-"0.01 0.0001"}	# false-positive rates of the filters tried
 # number, FPP: the rate)
 FILTER_AGG=${FILTER_AGG:-"bloom_agg(id, CAP, FPP)"}
 PORT_BASE=${PORT_BASE:-5565}
-PGBIN=${PGBIN:-$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)}
 LOCAL_PORT=$((PORT_BASE + 1))
 REMOTE_PORT=$((PORT_BASE + 2))
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../../scripts/cluster.sh
+source "$HERE/../../scripts/cluster.sh"
+PGBIN=$(default_pgbin 2>/dev/null || echo /usr/lib/postgresql/15/bin)
 
-. "$(dirname "$0")/lib.sh"
-bench_workdir bloom-semijoin
-
+cluster_workdir
 # the remote listens on TCP (loopback) so the kernel counts the bytes of
 # the postgres_fdw connection; psql reaches both through Unix sockets
-OPTIONS="-c shared_buffers=128MB -c max_parallel_workers_per_gather=0"
-start_node remote "$REMOTE_PORT" 127.0.0.1 "$OPTIONS"
-start_node local "$LOCAL_PORT" '' "$OPTIONS"
+SETTINGS=(shared_buffers=128MB max_parallel_workers_per_gather=0)
+start_cluster remote "$REMOTE_PORT" "${SETTINGS[@]}"
+start_cluster local "$LOCAL_PORT" listen_addresses= "${SETTINGS[@]}"
 
 echo "loading $ROWS remote rows, $CUSTOMERS local customers ..." >&2
-psql_on "$REMOTE_PORT" <<SQL
+psql_on remote <<SQL
 CREATE EXTENSION bloomfilter;
 CREATE TABLE orders (id bigint, customer_id int, amount numeric(10,2), placed date, note text);
 INSERT INTO orders
@@ -44,7 +52,7 @@ FROM generate_series(1, $ROWS) g;
 ANALYZE orders;
 SQL
 
-psql_on "$LOCAL_PORT" <<SQL
+psql_on local <<SQL
 CREATE EXTENSION bloomfilter;
 CREATE EXTENSION postgres_fdw;
 CREATE SERVER remote FOREIGN DATA WRAPPER postgres_fdw
@@ -76,7 +84,7 @@ SQL
 # around each run: what the remote sent is the rows (and protocol), what it
 # received the queries and the filter.  Prints: rows best_ms sent received
 measure() {
-	local query=$1 script="$WORK/measure.sql"
+	local query=$1 script="$WORK_DIR/measure.sql"
 	local counters="ss -tinH state established '( sport = :$REMOTE_PORT )' | grep -o 'bytes_\\(sent\\|received\\):[0-9]*' | tr '\\n' ' '; echo"
 	cat >"$script" <<SQL
 \\o /dev/null
@@ -98,7 +106,7 @@ SQL
 	cat >>"$script" <<SQL
 SELECT 'rows ' || shipped_rows(\$q\$$query\$q\$);
 SQL
-	psql_on "$LOCAL_PORT" -A -t -f "$script" 2>&1 | tee -a "${BENCH_TRACE:-/dev/null}" | awk '
+	psql_on local -A -t -f "$script" 2>&1 | tee -a "${BENCH_TRACE:-/dev/null}" | awk '
 		/^Time:/ { t = $2; if (best == "" || t + 0 < best + 0) { best = t; bi = n } }
 		/^before / { for (i = 2; i <= NF; i++) { split($i, kv, ":"); b[kv[1]] = kv[2] } }
 		/^after / { n++; for (i = 2; i <= NF; i++) { split($i, kv, ":"); a[kv[1]] = kv[2] }
@@ -122,7 +130,7 @@ for sel in sel_001 sel_01 sel_1; do
 		agg=${FILTER_AGG//FPP/$fpp}
 		filter="(SELECT ${agg//CAP/$cap} FROM customers WHERE $sel)"
 		read -r rows1 ms1 sent1 recv1 < <(measure "$join AND bloom_contains($filter, o.customer_id)")
-		fbytes=$(psql_on "$LOCAL_PORT" -A -t -c "SELECT octet_length($filter::text)")
+		fbytes=$(psql_on local -A -t -c "SELECT octet_length($filter::text)")
 		printf '%-11s %-14s %12d %14d %12d %12d %10.1f\n' "$label" "prefilter $fpp" "$rows1" "$sent1" "$recv1" "$fbytes" "$ms1"
 		awk -v r0="$rows0" -v r1="$rows1" -v b0="$((sent0 + recv0))" -v b1="$((sent1 + recv1))" -v t0="$ms0" -v t1="$ms1" \
 			'BEGIN { printf "%-11s %-14s %11.1fx %13.1fx  (bytes both ways)   %12.1fx\n", "", "  gain", r0 / (r1 ? r1 : 1), b0 / b1, t0 / t1 }'

@@ -1,33 +1,33 @@
 #!/bin/bash
-# bench/profile.sh: where the time of a serial probe scan and of bloom_agg
-# goes.  Samples the backend with perf's cpu-clock event (a software event:
-# it works where the hardware counters are not exposed, as in most VMs) on a
-# throwaway cluster, and prints the top symbols of each query.
+# bench/server/profile.sh: where the time of a serial probe scan and of
+# bloom_agg goes.  On a throwaway cluster with a table of PROF_ROWS random
+# bigints and filters of 10^5 and 10^7 keys (both layouts), it samples the
+# backend with perf's cpu-clock event (a software event: it works where the
+# hardware counters are not exposed, as in most VMs) while it runs each
+# query three times, and prints the times and the top symbols of: count(*),
+# the trivial predicate, the probe scan with each of the four filters, and
+# bloom_agg(k, PROF_ROWS, 0.01) in both layouts.  Discussed in
+# doc/performance.md (where the time goes).
 #
-# Run as root (the server runs as postgres), extension installed.
+# Run as root (perf attaches to the backend; the server runs as postgres),
+# extension installed.
 # Settings: PROF_ROWS (5000000) rows of random bigints, PROF_PORT (5532),
-# PROF_DIR (/tmp/bloomfilter-profile), PROF_TOP (15) symbols per query.
+# PROF_DIR (/tmp/bloomfilter-profile; emptied), PROF_TOP (15) symbols per
+# query, PGBIN or PG_CONFIG (the installation; default: pg_config in PATH).
 set -euo pipefail
 ROWS=${PROF_ROWS:-5000000}
 PORT=${PROF_PORT:-5532}
 DIR=${PROF_DIR:-/tmp/bloomfilter-profile}
 TOP=${PROF_TOP:-15}
-BIN=$(pg_config --bindir)
-as_pg() { runuser -u postgres -- "$@"; }
-PSQL=(as_pg "$BIN/psql" -X -q -h "$DIR" -p "$PORT" -d postgres -v ON_ERROR_STOP=1)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../../scripts/cluster.sh
+source "$HERE/../../scripts/cluster.sh"
+PGBIN=$(default_pgbin)
 
-rm -rf "$DIR"
-mkdir -p "$DIR"
-chown postgres "$DIR"
-as_pg "$BIN/initdb" -D "$DIR/data" -A trust >/dev/null
-cleanup() {
-	as_pg "$BIN/pg_ctl" -D "$DIR/data" -m immediate stop >/dev/null 2>&1 || true
-	rm -rf "$DIR"
-}
-trap cleanup EXIT
-as_pg "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -o \
-	"-p $PORT -k $DIR -c listen_addresses='' -c shared_buffers=1GB -c jit=off \
-	 -c work_mem=1GB -c autovacuum=off -c max_parallel_workers_per_gather=0" start >/dev/null
+cluster_workdir "$DIR"
+start_cluster bench "$PORT" listen_addresses= shared_buffers=1GB jit=off \
+	work_mem=1GB autovacuum=off max_parallel_workers_per_gather=0
+PSQL=(psql_on bench -d postgres)
 
 "${PSQL[@]}" <<SQL
 CREATE EXTENSION bloomfilter;
@@ -44,14 +44,14 @@ SQL
 
 # profile LABEL SQL: run SQL three times in one backend under perf record
 profile() {
-	local label=$1 sql=$2 pidfile=$DIR/pid data=$DIR/perf.data
+	local label=$1 sql=$2 pidfile=$WORK_DIR/pid data=$WORK_DIR/perf.data
 	rm -f "$pidfile"
 	{
 		echo "SELECT pg_backend_pid() \\g $pidfile"
 		echo "SELECT pg_sleep(1);"
 		echo '\timing on'
 		for _ in 1 2 3; do echo "$sql;"; done
-	} | "${PSQL[@]}" -tA >"$DIR/out" &
+	} | "${PSQL[@]}" -tA >"$WORK_DIR/out" &
 	local client=$!
 	while [ ! -s "$pidfile" ]; do sleep 0.1; done
 	perf record -q -e cpu-clock -F 2000 -o "$data" -p "$(cat "$pidfile")" 2>/dev/null &
@@ -59,7 +59,7 @@ profile() {
 	wait $client
 	wait $rec || true
 	echo "## $label: $sql"
-	grep '^Time:' "$DIR/out" | sed 's/^/# /'
+	grep '^Time:' "$WORK_DIR/out" | sed 's/^/# /'
 	perf report -i "$data" --no-children --sort dso,symbol --stdio 2>/dev/null |
 		grep -v '^#' | grep -v '^$' | sed 's/  *-  *-  *$//' | head -"$TOP" || true
 	echo

@@ -1,5 +1,6 @@
--- Part of bench/aggregates.sh: builds the data-sized filter of :rows distinct
--- values and measures its false-positive rate on 10^6 values it does not hold.
+-- Part of bench/server/aggregates.sh: builds the data-sized filter of :rows
+-- distinct values and measures its false-positive rate on 10^6 values it
+-- does not hold.
 CREATE TEMP TABLE fpp_filter AS SELECT bloom_agg(g::bigint) AS f FROM generate_series(1, :rows) g;
 SELECT :rows AS distinct_values, i.nbits, i.nbits / 8 / 1048576.0 AS mbytes,
        round(i.nbits::numeric / :rows, 2) AS bits_per_value, i.nhashes,

@@ -1,7 +1,7 @@
 #!/bin/bash
-# Benchmark on a Citus cluster (not a test): a coordinator and two workers on
-# this machine, a fact table `orders` of ROWS rows distributed by id over 32
-# shards, and
+# bench/server/citus.sh: a benchmark on a Citus cluster (not a test).  A
+# coordinator and two workers on this machine, a fact table `orders` of ROWS
+# rows distributed by id over 32 shards, and
 #   1. a filter of the whole table: bloom_agg(customer_id, CAP, 0.01) with
 #      the rewrite off (Citus gathers every shard's rows to the coordinator)
 #      against the default, where each shard builds a partial filter
@@ -13,19 +13,23 @@
 #      10% of its keys: the plain semijoin (the selected keys travel to every
 #      shard) against the prefilter (only the filter travels);
 #   3. local speed of bloom_union_agg with its 1.2 state (bloom_setop_state)
-#      against the 1.1 internal state, whose C functions remain.
+#      against the 1.1 internal state, whose C functions remain;
+#   4. local speed of bloom_agg against its hashed twin (what each shard
+#      runs), both against count(*).
 # Bytes are the kernel's counters of the coordinator's connections to the
 # workers (ss: bytes the workers sent, bytes they received), over one cached
 # connection per worker (citus.max_adaptive_executor_pool_size = 1), so no
 # connection closes before it is counted; time is the best of RUNS runs.
-# Needs Citus installed in that PostgreSQL (scripts/citus.sh builds it).
+# Recorded in bench/results/citus-results.md.  Needs Citus installed in that
+# PostgreSQL (scripts/citus.sh builds it).  Run as root (the servers run as
+# postgres) or as the user the servers should run as.
 #
-#   flock /tmp/bloomfilter-heavy.lock bash bench/citus.sh
-#   ROWS=1000000 bash bench/citus.sh      # quicker
+#   flock /tmp/bloomfilter-heavy.lock bash bench/server/citus.sh
+#   ROWS=1000000 bash bench/server/citus.sh      # quicker
 #
-# Environment: PGBIN (default: pg_config --bindir), PORT (coordinator; the
-# workers take the next two; default 5541), RUNS (default 3; LOCAL_RUNS,
-# default 7, for section 3), CUSTOMERS
+# Environment: PGBIN (default: the bindir of PG_CONFIG, else of pg_config in
+# PATH), PORT (coordinator; the workers take the next two; default 5541),
+# RUNS (default 3; LOCAL_RUNS, default 7, for sections 3 and 4), CUSTOMERS
 # (keys of the dimension table and distinct customer_id values, default
 # 100000; the filters are sized for them).
 set -euo pipefail
@@ -35,39 +39,23 @@ CUSTOMERS=${CUSTOMERS:-100000}
 RUNS=${RUNS:-3}
 LOCAL_RUNS=${LOCAL_RUNS:-7}
 PORT=${PORT:-5541}
-PGBIN=${PGBIN:-$(pg_config --bindir)}
 PORTS=("$PORT" $((PORT + 1)) $((PORT + 2)))
-DIR=$(mktemp -d /tmp/bloom-citus-bench.XXXXXX)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../../scripts/cluster.sh
+source "$HERE/../../scripts/cluster.sh"
+PGBIN=$(default_pgbin)
 
 [ -f "$("$PGBIN/pg_config" --pkglibdir)/citus.so" ] ||
 	{ echo "Citus is not installed in $("$PGBIN/pg_config" --pkglibdir) (scripts/citus.sh builds it)" >&2; exit 1; }
 
-as_postgres() {
-	if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
-
-cleanup() {
-	for n in 0 1 2; do
-		as_postgres "$PGBIN/pg_ctl" -D "$DIR/n$n" stop -m immediate >/dev/null 2>&1 || true
-	done
-	rm -rf "$DIR"
-}
-trap cleanup EXIT INT TERM
-[ "$(id -u)" = 0 ] && chown postgres "$DIR"
-
-psql_on() {
-	local port=$1; shift
-	as_postgres "$PGBIN/psql" -X -q -A -t -h 127.0.0.1 -p "$port" -U postgres -v ON_ERROR_STOP=1 -d postgres "$@"
-}
-coord() { psql_on "$PORT" "$@"; }
-
+# every node on loopback TCP: the workers' connections are the ones counted
+cluster_workdir
 for n in 0 1 2; do
-	as_postgres "$PGBIN/initdb" -D "$DIR/n$n" -A trust -U postgres >/dev/null
-	as_postgres "$PGBIN/pg_ctl" -D "$DIR/n$n" -l "$DIR/n$n.log" -w -o \
-		"-p ${PORTS[$n]} -k $DIR -c listen_addresses=127.0.0.1 -c shared_preload_libraries=citus,bloomfilter -c shared_buffers=1GB -c jit=off -c max_worker_processes=16 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
-		start >/dev/null
-	psql_on "${PORTS[$n]}" -c 'CREATE EXTENSION citus'
+	start_cluster "n$n" "${PORTS[$n]}" shared_preload_libraries=citus,bloomfilter \
+		shared_buffers=1GB jit=off max_worker_processes=16
+	psql_on "n$n" -A -t -c 'CREATE EXTENSION citus'
 done
+coord() { psql_on n0 -A -t -d postgres "$@"; }
 coord -c "SELECT citus_set_coordinator_host('127.0.0.1', $PORT)" \
 	-c "SELECT citus_add_node('127.0.0.1', ${PORTS[1]})" -c "SELECT citus_add_node('127.0.0.1', ${PORTS[2]})" >/dev/null
 coord -c 'CREATE EXTENSION bloomfilter'
@@ -86,14 +74,14 @@ echo "loaded in $((SECONDS - start)) s: $(coord -c 'SELECT count(*) FROM orders'
 # Bytes the workers sent and received on their connections from the
 # coordinator, written to a file by psql itself (\!) between the statements
 # of one session: Citus keeps its connections for the session only.
-cat >"$DIR/counters.sh" <<END_OF_SCRIPT
+cat >"$WORK_DIR/counters.sh" <<END_OF_SCRIPT
 ss -tinH state established '( sport = :${PORTS[1]} or sport = :${PORTS[2]} )' |
 	awk '{ for (i = 1; i <= NF; i++) { if (\$i ~ /^bytes_sent:/) { split(\$i, a, ":"); s += a[2] }
 	                                   if (\$i ~ /^bytes_received:/) { split(\$i, a, ":"); r += a[2] } } }
 	     END { print s + 0, r + 0 }' >"\$1"
 END_OF_SCRIPT
-chmod 755 "$DIR/counters.sh"
-[ "$(id -u)" = 0 ] && chown postgres "$DIR/counters.sh"
+chmod 755 "$WORK_DIR/counters.sh"
+[ "$(id -u)" = 0 ] && chown postgres "$WORK_DIR/counters.sh"
 
 SETTINGS="SET citus.max_adaptive_executor_pool_size = 1; SET max_parallel_workers_per_gather = 0;"
 # measure LABEL SQL: best time of RUNS runs (after one to open the
@@ -101,11 +89,11 @@ SETTINGS="SET citus.max_adaptive_executor_pool_size = 1; SET max_parallel_worker
 measure() {
 	local label=$1 sql=$2 out i
 	out=$(for i in $(seq "$RUNS"); do
-			printf '\\! %s %s\n%s;\n\\! %s %s\n' "$DIR/counters.sh" "$DIR/before" "$sql" "$DIR/counters.sh" "$DIR/after"
+			printf '\\! %s %s\n%s;\n\\! %s %s\n' "$WORK_DIR/counters.sh" "$WORK_DIR/before" "$sql" "$WORK_DIR/counters.sh" "$WORK_DIR/after"
 		done | { echo "$SETTINGS"; echo "$sql;"; echo '\timing on'; cat; } | coord)
 	LAST_MS=$(echo "$out" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | sort -n | head -1)
-	read -r s0 r0 <"$DIR/before"
-	read -r s1 r1 <"$DIR/after"
+	read -r s0 r0 <"$WORK_DIR/before"
+	read -r s1 r1 <"$WORK_DIR/after"
 	printf '%-44s %14d %14d %10.1f\n' "$label" $((s1 - s0)) $((r1 - r0)) "$LAST_MS"
 	LAST_BYTES=$((s1 - s0 + r1 - r0))
 }

@@ -1,5 +1,5 @@
--- Benchmark data (bench/run.sh sets :rows, :mid (10^7) and :big (10^8),
--- the numbers of keys of the filters).
+-- Benchmark data (bench/server/run.sh sets :rows, :mid (10^7) and :big
+-- (10^8), the numbers of keys of the filters).
 --
 -- Row g of each table has key hashint8extended(g, 1) (random bigints) or
 -- md5(g::text).  A filter of n keys holds the keys of g in
@@ -65,7 +65,8 @@ SELECT kind || '_' || label || '_' || layout, bench_build(kind, :rows / 2 + 1, n
 FROM (VALUES ('1e5', 100000), ('1e7', :mid)) s(label, n),
      (VALUES ('int'), ('text')) k(kind),
      (VALUES ('classic'), ('blocked')) l(layout);
--- the filter a remote server receives in the batched-scan targets (bench/run.sh)
+-- the filter a remote server receives in the batched-scan targets
+-- (bench/server/run.sh)
 INSERT INTO filters
 SELECT 'int_1e6_' || layout, bench_build('int', :rows / 2 + 1, 1000000, layout)
 FROM (VALUES ('classic'), ('blocked')) l(layout);

@@ -1,4 +1,4 @@
-# Plot of bench/results/fpr-experiment.dat (bench/fpr_experiment.sh): measured
+# Plot of bench/results/fpr-experiment.dat (bench/core/fpr_experiment.sh): measured
 # false-positive rates (points) against (1 - e^{-kn/m})^k (lines).
 set terminal svg size 760,520 dynamic font "sans,12"
 set output "bench/results/fpr-experiment.svg"

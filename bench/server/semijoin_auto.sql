@@ -1,4 +1,4 @@
--- The queries of bench/semijoin_auto.sh, TPC-H shapes written as plain
+-- The queries of bench/server/semijoin_auto.sh, TPC-H shapes written as plain
 -- joins.  Each is "name|query|hand-written prefilter" on one line, where the
 -- hand-written form adds the filter the way doc/distributed.md shows; "-"
 -- when there is none to write.  Lines starting with "--" are skipped.  The

@@ -1,4 +1,4 @@
-# Plots of bench/matrix_figures.sh: the M-BMBF paper's figures 3-6 as
+# Plots of bench/core/matrix_figures.sh: the M-BMBF paper's figures 3-6 as
 # reproduced, from bench/results/matrix-fig{3,4,5,6}.dat.  Columns of every
 # file: x, then M-BMBF "emptier", M-BMBF "first", split Bloom filter, 2BDBF,
 # classic filter (twice, insertion then query, for figures 4 and 5).

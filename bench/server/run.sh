@@ -1,28 +1,55 @@
 #!/bin/bash
-# bench/run.sh: the bloomfilter benchmark suite.
+# bench/server/run.sh: the probe and build targets of doc/performance.md, on
+# one throwaway cluster.  It prints times and the ratios of times measured in
+# this same run; its output is recorded in
+# bench/results/performance-results.md (all sections) and
+# bench/results/batchscan-results.md (BENCH_SECTIONS=targets).
 #
-# Creates a throwaway cluster (run as the postgres OS user), loads 10^7-row
-# tables of random bigint keys and md5 text keys, builds filters of 10^5,
-# 10^7 and 10^8 keys, and prints the best of BENCH_REPEAT times of each
-# query, serial and with 2 workers, with the ratios of the targets table
-# (doc/performance.md), all measured in this one run.
+# Data (setup.sql): t_int and t_text, BENCH_ROWS rows of random bigint and of
+# md5 text keys; inner tables of 10^5 and BENCH_MID keys for the semijoins;
+# filters (bloom_agg, 1% false positives, classic and blocked) of 10^5 and
+# BENCH_MID keys of each kind, of 10^6 int keys, and of BENCH_BIG int keys.
 #
-# Needs: the extension installed (make install), contrib (bloom, pg_prewarm)
-# and postgresql-15-hll (installed here if missing and run as root).
+# Measured, in this order:
+#  1. for int and for text keys, serially and with 2 workers, the best of
+#     BENCH_REPEAT runs of: count(*); the trivial predicate hashint8(k) <> 0
+#     (hashtext); hash semijoins with 10^5 and BENCH_MID keys; probe scans
+#     (bloom_contains) with the filters of 10^5, BENCH_MID and (int only)
+#     BENCH_BIG keys, both layouts; hll_add_agg; bloom_agg(k, BENCH_ROWS,
+#     0.01) in both layouts; bloom_add_all in both layouts; array_agg;
+#  2. the batched probe scan's targets, serial, in BENCH_ROUNDS interleaved
+#     rounds (each round runs every query once, so a slowdown of the machine
+#     hits all alike; the best time of each is kept): probe scans with the
+#     batched scan on and off (bloomfilter.enable_batch_scan), the trivial
+#     predicate, count(*), the hash semijoin, bloom_agg, hll_add_agg, and a
+#     scan of a postgres_fdw foreign table on this same server (loopback)
+#     whose filter arrives as a parameter, with the batched scan on and off;
+#  3. point lookups of 20 values (10 present, 10 absent): a BRIN bloom_ops
+#     index on t_int and a contrib bloom index on t_text (build times and
+#     sizes printed) against bloom_contains on the BENCH_MID-key filters;
+#  4. the tables of targets (ratios against their targets, met or not) and
+#     every ratio to the trivial predicate and to count(*).
+# BENCH_SECTIONS=targets runs only the data, section 2 and its table.
 #
-# Then the targets of the batched probe scan, interleaved (BENCH_ROUNDS
-# rounds, each running every query once, so a slowdown of the machine
-# during the run hits all alike; the best time of each is kept): probes
-# with the batched scan and with it switched off, the trivial predicate,
-# count(*), the hash semijoin, bloom_agg and hll_add_agg, and a scan of a
-# foreign table on this same server (postgres_fdw, loopback) whose filter
-# arrives as a parameter.
+# Run as root (the server runs as the postgres OS user; postgresql-15-hll is
+# installed if missing) or as the user the server should run as.  Needs the
+# extension installed (make install), contrib (bloom, pg_prewarm,
+# postgres_fdw) and hll in that installation; about 3 GB of memory and 6
+# minutes on 2 cores at the default sizes.
 #
-# Settings (environment): BENCH_ROWS (10000000), BENCH_MID (10000000) and
-# BENCH_BIG (100000000): keys of the two large filters, BENCH_REPEAT (3), BENCH_PORT (5531),
-# BENCH_DIR (/tmp/bloomfilter-bench), BENCH_KEEP=1 keeps the cluster,
-# BENCH_ROUNDS (5), BENCH_SECTIONS (all; "targets" runs only the setup and
-# the interleaved targets).
+# Options (environment):
+#   PG_CONFIG       the installation to run (default: pg_config in PATH;
+#                   PGBIN, a bindir, also works)
+#   BENCH_ROWS      rows of each table (10000000)
+#   BENCH_MID       keys of the middle filters and semijoin table (10000000)
+#   BENCH_BIG       keys of the largest int filters (100000000; 0 leaves
+#                   them out)
+#   BENCH_REPEAT    timed runs per query in section 1, the best kept (3)
+#   BENCH_ROUNDS    interleaved rounds of section 2 (5)
+#   BENCH_SECTIONS  all (default) or targets
+#   BENCH_PORT      the server's port (5531)
+#   BENCH_DIR       the cluster's directory (/tmp/bloomfilter-bench; emptied)
+#   BENCH_KEEP=1    leave the cluster running at exit
 set -euo pipefail
 
 ROWS=${BENCH_ROWS:-10000000}
@@ -33,50 +60,29 @@ ROUNDS=${BENCH_ROUNDS:-5}
 SECTIONS=${BENCH_SECTIONS:-all}
 PORT=${BENCH_PORT:-5531}
 DIR=${BENCH_DIR:-/tmp/bloomfilter-bench}
-PG_CONFIG=${PG_CONFIG:-pg_config}
-BENCH_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../../scripts/cluster.sh
+source "$HERE/../../scripts/cluster.sh"
+PGBIN=$(default_pgbin)
+CLUSTER_KEEP=${BENCH_KEEP:+1}
 
-if [ "$(id -u)" = 0 ]; then
-	sharedir=$("$PG_CONFIG" --sharedir)
-	if [ ! -f "$sharedir/extension/hll.control" ]; then
-		echo "installing postgresql-15-hll" >&2
-		apt-get install -y postgresql-15-hll >/dev/null
-	fi
-	# the server runs as postgres: hand it a readable copy of this suite
-	work=$(mktemp -d /tmp/bloomfilter-bench-src.XXXXXX)
-	cp "$BENCH_SRC"/*.sql "$BENCH_SRC"/run.sh "$work"/
-	chown -R postgres "$work"
-	exec runuser -u postgres -- env BENCH_ROWS="$ROWS" BENCH_MID="$MID" BENCH_BIG="$BIG" \
-		BENCH_REPEAT="$REPEAT" BENCH_PORT="$PORT" BENCH_DIR="$DIR" \
-		BENCH_ROUNDS="$ROUNDS" BENCH_SECTIONS="$SECTIONS" \
-		BENCH_KEEP="${BENCH_KEEP:-}" PG_CONFIG="$PG_CONFIG" bash "$work/run.sh"
+if [ "$(id -u)" = 0 ] && [ ! -f "$("$PGBIN/pg_config" --sharedir)/extension/hll.control" ]; then
+	echo "installing postgresql-15-hll" >&2
+	apt-get install -y postgresql-15-hll >/dev/null
 fi
 
-BIN=$("$PG_CONFIG" --bindir)
-RESULTS=$DIR/results.txt
-PSQL=("$BIN/psql" -X -q -h "$DIR" -p "$PORT" -d postgres -v ON_ERROR_STOP=1)
-
-cleanup() {
-	if [ -z "${BENCH_KEEP:-}" ]; then
-		"$BIN/pg_ctl" -D "$DIR/data" -m immediate stop >/dev/null 2>&1 || true
-		rm -rf "$DIR/data"
-	fi
-}
-
-rm -rf "$DIR"
-mkdir -p "$DIR"
-"$BIN/initdb" -D "$DIR/data" -A trust >/dev/null
-trap cleanup EXIT
-"$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -o \
-	"-p $PORT -k $DIR -c listen_addresses='' -c shared_buffers=2GB -c jit=off \
-	 -c max_worker_processes=8 -c max_parallel_workers=4 -c work_mem=1GB \
-	 -c max_wal_size=4GB -c checkpoint_timeout=1h -c autovacuum=off" start >/dev/null
+cluster_workdir "$DIR"
+start_cluster bench "$PORT" listen_addresses= shared_buffers=2GB jit=off \
+	max_worker_processes=8 max_parallel_workers=4 work_mem=1GB \
+	max_wal_size=4GB checkpoint_timeout=1h autovacuum=off
+RESULTS=$WORK_DIR/results.txt
+PSQL=(psql_on bench -d postgres)
 
 echo "# bloomfilter benchmark: $ROWS rows, filters of 1e5, 1e7 and $BIG keys, best of $REPEAT"
-echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $("$BIN/postgres" --version)"
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $("$PGBIN/postgres" --version)"
 suite_start=$(date +%s)
 start=$suite_start
-"${PSQL[@]}" -v rows="$ROWS" -v mid="$MID" -v big="$BIG" -f "$BENCH_SRC/setup.sql"
+"${PSQL[@]}" -v rows="$ROWS" -v mid="$MID" -v big="$BIG" -f - <"$HERE/setup.sql"
 echo "# setup took $(($(date +%s) - start)) s"
 : >"$RESULTS"
 has_agg=$("${PSQL[@]}" -tA -c "SELECT to_regprocedure('bloom_agg(anyelement, bigint, float8)') IS NOT NULL")
@@ -139,7 +145,7 @@ batch_targets() {
 	"${PSQL[@]}" -c "SELECT pg_prewarm('t_int')" >/dev/null
 	"${PSQL[@]}" <<-SQL
 	CREATE SERVER IF NOT EXISTS loopback FOREIGN DATA WRAPPER postgres_fdw
-		OPTIONS (host '$DIR', port '$PORT', dbname 'postgres', extensions 'bloomfilter',
+		OPTIONS (host '$(cluster_host bench)', port '$PORT', dbname 'postgres', extensions 'bloomfilter',
 		         options '-c max_parallel_workers_per_gather=0');
 	CREATE USER MAPPING IF NOT EXISTS FOR CURRENT_USER SERVER loopback;
 	CREATE FOREIGN TABLE IF NOT EXISTS remote_t_int (k bigint) SERVER loopback OPTIONS (table_name 't_int');
@@ -192,7 +198,7 @@ for kind in int text; do
 		time_query $mode "$kind semijoin 1e5" "SELECT count(*) FROM $t WHERE k IN (SELECT k FROM small_${kind}_1e5)"
 		time_query $mode "$kind semijoin 1e7" "SELECT count(*) FROM $t WHERE k IN (SELECT k FROM small_${kind}_1e7)"
 		sizes="1e5 1e7"
-		[ $kind = int ] && sizes="1e5 1e7 1e8"
+		[ $kind = int ] && [ "$BIG" -gt 0 ] && sizes="1e5 1e7 1e8"
 		for size in $sizes; do
 			for layout in classic blocked; do
 				time_query $mode "$kind probe $size $layout" \

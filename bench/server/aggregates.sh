@@ -1,46 +1,37 @@
-#!/bin/sh
-# Benchmark of the aggregates (not a test): builds a table of N rows (default
-# 10^7) on a throwaway cluster and prints, measured in the same run,
-# bloom_agg(k) and bloom_agg(k, N, 0.01) against count(*) and against
-# hll_add_agg(hll_hash_bigint(k)) (postgresql-15-hll), serially and with 2
-# parallel workers, then checks the false-positive rate of the data-sized
-# filter.  Run as root or as the postgres user:
+#!/bin/bash
+# bench/server/aggregates.sh: the aggregates against count(*) and
+# hll_add_agg (not a test).  On a throwaway cluster, builds a table of ROWS
+# distinct bigint values and prints, serially and with 2 parallel workers,
+# the best of REPEAT runs of count(*), hll_add_agg(hll_hash_bigint(k))
+# (postgresql-15-hll), bloom_agg(k, ROWS, 0.01) and bloom_agg(k), the
+# ratios of these times measured in this run, then the size and the
+# measured false-positive rate of the data-sized filter (aggregates.sql).
+# Recorded in bench/results/aggregates-results.md.  Run as root (the server
+# runs as postgres) or as the user the server should run as:
 #
-#   bench/aggregates.sh                 # 10^7 rows
-#   ROWS=1000000 bench/aggregates.sh    # quicker
-#   BIG=1 bench/aggregates.sh           # also bloom_agg over 10^8 distinct values
+#   bench/server/aggregates.sh                 # 10^7 rows
+#   ROWS=1000000 bench/server/aggregates.sh    # quicker
+#   BIG=1 bench/server/aggregates.sh           # also bloom_agg over 10^8 distinct values
 #
-# Environment: PGBIN (default: pg_config --bindir), PORT (default 5519),
-# REPEAT (timed runs per query, the best is reported; default 3).
+# Environment: PGBIN (default: the bindir of PG_CONFIG, else of pg_config
+# in PATH), PORT (default 5519), REPEAT (timed runs per query, the best is
+# reported; default 3).
 set -eu
 
 ROWS=${ROWS:-10000000}
 PORT=${PORT:-5519}
 REPEAT=${REPEAT:-3}
 BIG=${BIG:-0}
-PGBIN=${PGBIN:-$(pg_config --bindir)}
-HERE=$(cd "$(dirname "$0")" && pwd)
-DIR=$(mktemp -d /tmp/bloom-bench.XXXXXX)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../../scripts/cluster.sh
+source "$HERE/../../scripts/cluster.sh"
+PGBIN=$(default_pgbin)
 
-as_postgres() {
-	if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
+cluster_workdir
+start_cluster bench "$PORT" listen_addresses= shared_buffers=1GB \
+	max_worker_processes=8 max_parallel_workers=8 jit=off
 
-cleanup() {
-	as_postgres "$PGBIN/pg_ctl" -D "$DIR/data" stop -m immediate >/dev/null 2>&1 || true
-	rm -rf "$DIR"
-}
-trap cleanup EXIT INT TERM
-
-[ "$(id -u)" = 0 ] && chown postgres "$DIR"
-as_postgres "$PGBIN/initdb" -D "$DIR/data" -A trust >/dev/null
-as_postgres "$PGBIN/pg_ctl" -D "$DIR/data" -l "$DIR/log" -w -o \
-	"-p $PORT -k $DIR -c listen_addresses='' -c shared_buffers=1GB -c max_worker_processes=8 -c max_parallel_workers=8 -c jit=off" \
-	start >/dev/null
-
-psql_q() {
-	as_postgres "$PGBIN/psql" -X -q -h "$DIR" -p "$PORT" -U postgres -v ON_ERROR_STOP=1 -d postgres "$@"
-}
+psql_q() { psql_on bench -d postgres "$@"; }
 
 psql_q -c "CREATE EXTENSION bloomfilter" -c "CREATE EXTENSION hll"
 echo "building a table of $ROWS rows (k bigint, all distinct) ..."
@@ -96,10 +87,10 @@ printf '  auto bloom_agg / hll_add_agg:   serial %.2f  parallel %.2f\n' \
 
 echo
 echo "false-positive rate of the data-sized filter ($ROWS distinct values, 10^6 absent probes):"
-psql_q -v rows="$ROWS" -f "$HERE/aggregates.sql"
+psql_q -v rows="$ROWS" -f - <"$HERE/aggregates.sql"
 
 if [ "$BIG" = 1 ]; then
 	echo
 	echo "10^8 distinct values (serial, default work_mem):"
-	psql_q -v rows=100000000 -c '\timing on' -f "$HERE/aggregates.sql"
+	psql_q -v rows=100000000 -c '\timing on' -f - <"$HERE/aggregates.sql"
 fi

@@ -2,7 +2,7 @@
  * scheme_floor.c
  *	  The false-positive rate of hash schemes 1 and 2, measured with the
  *	  extension's core, against what bloom_fpp reports (bf_estimate_fpp) and
- *	  against the rate asked for.  See bench/scheme_floor.sh, which writes
+ *	  against the rate asked for.  See bench/core/scheme_floor.sh, which writes
  *	  bench/results/scheme-floor-results.md.
  *
  *	  usage: scheme_floor model [budget]   scheme 1 across k, fill and m:
