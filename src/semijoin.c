@@ -539,6 +539,7 @@ typedef struct TypedProbeCache
 {
 	int8		verdict;		/* 1 probe, -1 pass every row, 0 decide per row */
 	FmgrInfo	contains;		/* bloom_contains' call site (its own fn_extra) */
+	FunctionCallInfo call;		/* its call, the two arguments set per row */
 } TypedProbeCache;
 
 /* The decision for this call's value and declared arguments. */
@@ -570,6 +571,8 @@ typed_probe_cache_create(FunctionCallInfo fcinfo)
 	cache->contains.fn_addr = bloom_contains;
 	cache->contains.fn_nargs = 2;
 	cache->contains.fn_extra = NULL;
+	cache->call = MemoryContextAllocZero(flinfo->fn_mcxt, SizeForFunctionCallInfo(2));
+	InitFunctionCallInfoData(*cache->call, &cache->contains, 2, PG_GET_COLLATION(), NULL, NULL);
 	if (get_fn_expr_arg_stable(flinfo, 2) && get_fn_expr_arg_stable(flinfo, 3) &&
 		get_fn_expr_arg_stable(flinfo, 4))
 		cache->verdict = typed_call_agrees(fcinfo) ? 1 : -1;
@@ -591,8 +594,10 @@ bloom_contains_typed(PG_FUNCTION_ARGS)
 		cache = typed_probe_cache_create(fcinfo);
 	if (cache->verdict < 0 || (cache->verdict == 0 && !typed_call_agrees(fcinfo)))
 		PG_RETURN_BOOL(true);
-	return FunctionCall2Coll(&cache->contains, PG_GET_COLLATION(),
-							 PG_GETARG_DATUM(0), PG_GETARG_DATUM(1));
+	/* bloom_contains is strict, and so are we: both arguments are not null */
+	cache->call->args[0].value = PG_GETARG_DATUM(0);
+	cache->call->args[1].value = PG_GETARG_DATUM(1);
+	return bloom_contains(cache->call);
 }
 
 /* The range-table entry of a column, from the planner's query levels. */
