@@ -292,7 +292,8 @@ lookup_objects(BloomObjects *out)
  * bloom_contains would hash the remote value as the remote type, and drop
  * rows that match.  (A cast of the remote column to the declared type is
  * no cure: a remote k::text strips char(6)'s padding that the local side
- * keeps, and a remote k::date parses under the remote DateStyle.)
+ * keeps, and a remote k::date reads '01/02/2020' under the remote
+ * session's DateStyle, the local side under its own.)
  *
  * So the shipped probe says what the filter was built from, and the remote
  * side probes only where its value is the one the local side sees and
