@@ -1780,7 +1780,7 @@ may_have_probe(Query *q)
 static const char *
 replaced_reason(const Candidate *winner)
 {
-	return psprintf("the filter from %s is kept for this table: it saves the most bytes",
+	return psprintf("the filter from %s is preferred for this table: it saves the most bytes",
 					winner->build_column);
 }
 
@@ -2059,13 +2059,6 @@ plan_next(Query *parse, const char *query_string, int cursorOptions, ParamListIn
 	return standard_planner(parse, query_string, cursorOptions, boundParams);
 }
 
-/*
- * At most this many plannings with filters: each one that finds a probe
- * kept local declines its column and plans again.  Past it, the statement
- * is planned without filters.
- */
-#define MAX_FILTERED_PLANNINGS	3
-
 static void
 set_reason(List *candidates, const char *why)
 {
@@ -2111,8 +2104,10 @@ decline_local_probes(Analysis *a, List *local)
  * analyze, add the chosen filters, plan; if the plan rescans a filtered
  * foreign scan, plan the statement as it was; if a foreign scan keeps a
  * probe as a local condition (the probe would cost without saving),
- * analyze again without that column.  Logs the decisions of the last
- * analysis, which are those of the plan returned.
+ * analyze again without that column, and so on: each planning declines at
+ * least one more column, so there are at most as many as the columns
+ * chosen, plus one.  Logs the decisions of the last analysis, which are
+ * those of the plan returned.
  */
 static PlannedStmt *
 plan_with_filters(Query *parse, const char *query_string, int cursorOptions,
@@ -2125,7 +2120,7 @@ plan_with_filters(Query *parse, const char *query_string, int cursorOptions,
 
 	a.objects = objects;
 	a.boundParams = boundParams;
-	for (int planning = 1;; planning++)
+	for (;;)
 	{
 		List	   *filtered_relids = NIL;
 		ListCell   *lc;
@@ -2156,12 +2151,6 @@ plan_with_filters(Query *parse, const char *query_string, int cursorOptions,
 		}
 		if (!decline_local_probes(&a, local_probe_columns(stmt, objects->probe_fn)))
 			break;
-		if (planning == MAX_FILTERED_PLANNINGS)
-		{
-			set_reason(a.chosen, "other probes of the statement stayed local; planned without filters");
-			stmt = plan_next(pristine, query_string, cursorOptions, boundParams);
-			break;
-		}
 		q = copyObject(pristine);
 	}
 	log_candidates(a.candidates);
