@@ -166,3 +166,24 @@ CREATE FUNCTION @extschema@.bloom_hash(value anyelement, seed bigint DEFAULT 0)
 COMMENT ON FUNCTION @extschema@.bloom_hash(anyelement, bigint) IS
 	'64-bit hash that a filter with this seed uses for value: the extended hash of the type''s default hash operator class';
 
+
+-- ---- the probe the automatic semijoin prefilter ships ----
+
+-- bloom_contains for a value that crossed from another server: it probes
+-- only where the value's type (with typmod), collation and encoding give
+-- what the filter was built from, as declared by the foreign table that
+-- fetched it, and passes every row elsewhere (src/semijoin.c,
+-- doc/semijoin.md).  Its support function turns it into bloom_contains or
+-- true where it is planned on a table, and gives bloom_contains' estimate.
+CREATE FUNCTION @extschema@.bloom_contains_typed_support(internal) RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_contains_typed_support' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_contains_typed_support(internal) IS
+	'planner support for bloom_contains_typed: decides once where it is planned (bloom_contains, or true), and bloom_contains'' selectivity';
+
+CREATE FUNCTION @extschema@.bloom_contains_typed(f @extschema@.bloom, value anyelement,
+		declared_type text, declared_collation text, declared_encoding text)
+	RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_contains_typed' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+	SUPPORT @extschema@.bloom_contains_typed_support;
+COMMENT ON FUNCTION @extschema@.bloom_contains_typed(@extschema@.bloom, anyelement, text, text, text) IS
+	'bloom_contains(f, value) where value is what a server declaring it as declared_type (format_type''s name with the typmod, schema-qualified), declared_collation ('''' or a nondeterministic collation''s qualified name) and declared_encoding (its database encoding) sees; true where the value may differ';

@@ -7,24 +7,33 @@
  *	  table belongs to a postgres_fdw server whose "extensions" option lists
  *	  bloomfilter, it adds to the foreign side the conjunct
  *
- *		bloom_contains((SELECT bloom_agg(build.k, capacity, fpp)
- *						FROM build WHERE <build's own quals>), foreign.k)
+ *		bloom_contains_typed((SELECT bloom_agg(build.k, capacity, fpp)
+ *							  FROM build WHERE <build's own quals>),
+ *							 foreign.k, '<k's declared type>',
+ *							 '<the filter's collation>', '<our encoding>')
  *
  *	  The sub-select is uncorrelated, so the planner makes it an InitPlan:
  *	  it runs once, and postgres_fdw ships the probe in the Remote SQL with
  *	  the filter as a parameter.  Rows of the foreign table whose key no
  *	  build row has can join nothing, so removing them changes no result.
+ *	  The probe is typed because a foreign table may declare its column with
+ *	  another type than the remote one: the remote side probes only where
+ *	  its value is the one the local side sees (the typed probe's section).
  *
- *	  Where it is correct (the gates of is_build_side, probe_scans,
- *	  keys_hash_alike and the scope walk): inner joins, and the nullable side
- *	  of an outer join built from its preserved side; keys whose types hash
- *	  alike under the join operator's hash opfamily; no volatile build qual;
- *	  not when the build side is on the probe's own server (postgres_fdw may
- *	  push the whole join); not when the plan rescans the filtered foreign
- *	  scan with nested-loop parameters (plan_rescans_filter).
+ *	  Where it is correct (the gates of probe_problem, match_clause and
+ *	  the scope walk): inner joins, and the nullable side of an outer join
+ *	  built from its preserved side; keys whose types hash alike under the
+ *	  join operator's hash opfamily; no volatile build qual; not when the
+ *	  build side is on the probe's own server (postgres_fdw may push the
+ *	  whole join); not when the plan rescans the filtered foreign scan with
+ *	  nested-loop parameters (plan_rescans_filter).
  *
  *	  Where it pays (estimate_candidate): a closed-form rule on the planner's
- *	  statistics, written down in doc/semijoin.md.
+ *	  statistics, written down in doc/semijoin.md; and only where
+ *	  postgres_fdw ships the probe, which the plan tells (local_probe_columns:
+ *	  a probe kept local declines its column, and the statement is planned
+ *	  again).  The log (bloomfilter.semijoin_log) reports the decisions of
+ *	  the plan returned, once it is known.
  */
 #include "postgres.h"
 
@@ -38,6 +47,7 @@
 #include "catalog/pg_am.h"
 #include "catalog/indexing.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_extension.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_proc.h"
@@ -45,15 +55,18 @@
 #include "commands/defrem.h"
 #include "commands/extension.h"
 #include "foreign/foreign.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/pathnodes.h"
 #include "nodes/plannodes.h"
+#include "nodes/supportnodes.h"
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/planner.h"
+#include "parser/parse_coerce.h"
 #include "parser/parse_func.h"
 #include "parser/parse_relation.h"
 #include "parser/parsetree.h"
@@ -185,7 +198,7 @@ typedef struct BloomObjects
 {
 	Oid			schema;
 	Oid			bloom_type;
-	Oid			contains_fn;	/* bloom_contains(bloom, anyelement) */
+	Oid			probe_fn;		/* bloom_contains_typed(bloom, anyelement, text, text, text) */
 	Oid			agg_fn;			/* bloom_agg(anyelement, bigint, float8) */
 } BloomObjects;
 
@@ -203,14 +216,14 @@ cached_objects_valid(void)
 	bool		valid;
 	Form_pg_proc proc;
 
-	if (!OidIsValid(cached_objects.contains_fn))
+	if (!OidIsValid(cached_objects.probe_fn))
 		return false;
-	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(cached_objects.contains_fn));
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(cached_objects.probe_fn));
 	if (!HeapTupleIsValid(tup))
 		return false;
 	proc = (Form_pg_proc) GETSTRUCT(tup);
 	valid = proc->pronamespace == cached_objects.schema &&
-		strcmp(NameStr(proc->proname), "bloom_contains") == 0;
+		strcmp(NameStr(proc->proname), "bloom_contains_typed") == 0;
 	ReleaseSysCache(tup);
 	return valid;
 }
@@ -226,13 +239,17 @@ bf_function_in_schema(const char *schema_name, const char *name, int nargs,
 	return LookupFuncName(qualified, nargs, argtypes, true);
 }
 
-/* The extension's objects, or false if it is not installed in this database. */
+/*
+ * The extension's objects, or false if it is not installed in this database
+ * (or its SQL objects are older than 1.2, without bloom_contains_typed: the
+ * rewrite then declines, since only the typed probe is safe to ship).
+ */
 static bool
 lookup_objects(BloomObjects *out)
 {
 	Oid			ext;
 	char	   *schema_name;
-	Oid			contains_args[2];
+	Oid			probe_args[5] = {InvalidOid, ANYELEMENTOID, TEXTOID, TEXTOID, TEXTOID};
 	Oid			agg_args[3] = {ANYELEMENTOID, INT8OID, FLOAT8OID};
 
 	if (cached_objects_valid())
@@ -251,15 +268,460 @@ lookup_objects(BloomObjects *out)
 	out->bloom_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
 									  CStringGetDatum("bloom"),
 									  ObjectIdGetDatum(out->schema));
-	contains_args[0] = out->bloom_type;
-	contains_args[1] = ANYELEMENTOID;
-	out->contains_fn = bf_function_in_schema(schema_name, "bloom_contains", 2, contains_args);
+	probe_args[0] = out->bloom_type;
+	out->probe_fn = bf_function_in_schema(schema_name, "bloom_contains_typed", 5, probe_args);
 	out->agg_fn = bf_function_in_schema(schema_name, "bloom_agg", 3, agg_args);
-	if (!OidIsValid(out->bloom_type) || !OidIsValid(out->contains_fn) ||
+	if (!OidIsValid(out->bloom_type) || !OidIsValid(out->probe_fn) ||
 		!OidIsValid(out->agg_fn))
 		return false;
 	cached_objects = *out;
 	return true;
+}
+
+/* ---------------------------------------------------------------------
+ * The typed probe: bloom_contains_typed(filter, value, declared_type,
+ * declared_collation, declared_encoding)
+ *
+ * postgres_fdw lets a foreign table declare a column with another type
+ * than the remote column's.  The local side then sees the remote value's
+ * text output parsed by the declared type's input function (with the
+ * declared typmod): a remote int4 5 arrives as numeric 5, a remote
+ * char(6) 'ab    ' as text 'ab    ', a remote numeric(10,2) 1.55 under a
+ * declared numeric(10,1) as 1.6.  The filter holds hashes of the values
+ * the local side sees, hashed as the declared type; a probe shipped as
+ * bloom_contains would hash the remote value as the remote type, and drop
+ * rows that match.  (A cast of the remote column to the declared type is
+ * no cure: a remote k::text strips char(6)'s padding that the local side
+ * keeps, and a remote k::date reads '01/02/2020' under the remote
+ * session's DateStyle, the local side under its own.)
+ *
+ * So the shipped probe says what the filter was built from, and the remote
+ * side probes only where its value is the one the local side sees and
+ * hashes alike; everywhere else it passes the row, which is always
+ * correct.  It probes exactly when (typed_probe_agrees):
+ *
+ *  - the type: the remote column's type (a domain's base type) and typmod
+ *    are the declared ones; or the declared type has no typmod (its input
+ *    function then keeps the value as it is); or both are of the integer
+ *    family int2/int4/int8 (their text forms are the numbers, and the
+ *    family's hashes agree across it), or both are text/varchar and the
+ *    declared one has no length (varchar has text's hash functions);
+ *  - the value survives its text form between any two servers: no reg*
+ *    type (their text is a name, read back as another OID), no money
+ *    (lc_monetary), no enum (its hash is the label's OID), no composite;
+ *    and unless the type's text is ASCII whatever the value (numbers,
+ *    dates and times, booleans, intervals), the two databases have the
+ *    same encoding (postgres_fdw's connection converts text between them
+ *    otherwise, and the bytes hashed differ), or one is SQL_ASCII (no
+ *    conversion);
+ *  - the collation, for a collatable type: every deterministic collation
+ *    hashes the bytes, so '' stands for any of them; a nondeterministic one
+ *    must be the same collation by (qualified) name.
+ *
+ * Where the probe is planned, its support function decides once: on a
+ * table that holds the column, the call becomes bloom_contains (so the
+ * batched probe scan and the planner's estimates see the plain probe) or
+ * the constant true; on a foreign table (a chain of servers) it stays
+ * typed, naming that table's declared type for the next server.  Where it
+ * is not planned so, the function decides at its first call.
+ * --------------------------------------------------------------------- */
+
+PG_FUNCTION_INFO_V1(bloom_contains_typed);
+PG_FUNCTION_INFO_V1(bloom_contains_typed_support);
+
+/* In bloom.c and bloom_support.c: the probe and its planner support. */
+extern Datum bloom_contains(PG_FUNCTION_ARGS);
+extern Datum bloom_contains_support(PG_FUNCTION_ARGS);
+
+#define TYPED_PROBE_NARGS	5
+
+/* What a probe's value is declared as: its last three arguments. */
+typedef struct DeclaredValue
+{
+	const char *type;			/* type_spec */
+	const char *collation;		/* collation_spec */
+	const char *encoding;		/* the declaring database's encoding */
+} DeclaredValue;
+
+static Const *
+text_const(const char *value)
+{
+	return makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1, CStringGetTextDatum(value),
+					 false, false);
+}
+
+/* The name of a type with its typmod, schema-qualified: 'numeric(10,2)', 'pg_catalog.date'. */
+static char *
+type_spec(Oid type, int32 typmod)
+{
+	return format_type_extended(type, typmod,
+								FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
+}
+
+/*
+ * How a collation hashes: '' for every deterministic collation (and none),
+ * the qualified name of a nondeterministic one.
+ */
+static char *
+collation_spec(Oid collation)
+{
+	HeapTuple	tup;
+	Form_pg_collation coll;
+	char	   *spec;
+
+	if (!OidIsValid(collation) || get_collation_isdeterministic(collation))
+		return pstrdup("");
+	tup = SearchSysCache1(COLLOID, ObjectIdGetDatum(collation));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for collation %u", collation);
+	coll = (Form_pg_collation) GETSTRUCT(tup);
+	spec = pstrdup(quote_qualified_identifier(get_namespace_name(coll->collnamespace),
+											  NameStr(coll->collname)));
+	ReleaseSysCache(tup);
+	return spec;
+}
+
+/* True if text crosses between a database of this encoding and this one unchanged. */
+static bool
+same_text_bytes(const char *encoding)
+{
+	int			theirs = pg_char_to_encoding(encoding);
+	int			ours = GetDatabaseEncoding();
+
+	return theirs == ours || theirs == PG_SQL_ASCII || ours == PG_SQL_ASCII;
+}
+
+/* A base type whose text form is ASCII whatever the value. */
+static bool
+text_form_is_ascii(Oid type)
+{
+	switch (TypeCategory(type))
+	{
+		case TYPCATEGORY_NUMERIC:
+		case TYPCATEGORY_DATETIME:
+		case TYPCATEGORY_BOOLEAN:
+		case TYPCATEGORY_TIMESPAN:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/*
+ * True if a value of type, written by its output function on one server
+ * and read by its input function on another, is the same value there.
+ */
+static bool
+crosses_unchanged(Oid type, bool same_encoding)
+{
+	Oid			elem = get_element_type(type);
+
+	if (OidIsValid(elem))
+		return crosses_unchanged(getBaseType(elem), same_encoding);
+	switch (get_typtype(type))
+	{
+		case TYPTYPE_BASE:
+			break;
+		case TYPTYPE_RANGE:
+			return crosses_unchanged(getBaseType(get_range_subtype(type)), same_encoding);
+		case TYPTYPE_MULTIRANGE:
+			return crosses_unchanged(getBaseType(get_range_subtype(get_multirange_range(type))),
+									 same_encoding);
+		default:
+			/* composite, enum, pseudo-types */
+			return false;
+	}
+	switch (type)
+	{
+		case REGPROCOID:
+		case REGPROCEDUREOID:
+		case REGOPEROID:
+		case REGOPERATOROID:
+		case REGCLASSOID:
+		case REGCOLLATIONOID:
+		case REGTYPEOID:
+		case REGROLEOID:
+		case REGNAMESPACEOID:
+		case REGCONFIGOID:
+		case REGDICTIONARYOID:
+		case CASHOID:
+			return false;
+		default:
+			return same_encoding || text_form_is_ascii(type);
+	}
+}
+
+static bool
+spec_is_one_of(const char *declared, const Oid *types, int ntypes)
+{
+	for (int i = 0; i < ntypes; i++)
+	{
+		if (strcmp(declared, type_spec(types[i], -1)) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* True if a value of (type, typmod) read as declared is the same value, hashing alike. */
+static bool
+declared_type_agrees(Oid type, int32 typmod, const char *declared)
+{
+	static const Oid integers[] = {INT2OID, INT4OID, INT8OID};
+	static const Oid texts[] = {TEXTOID, VARCHAROID};
+
+	if (strcmp(declared, type_spec(type, typmod)) == 0)
+		return true;
+	if (typmod >= 0 && strcmp(declared, type_spec(type, -1)) == 0)
+		return true;
+	if (spec_is_one_of(declared, integers, lengthof(integers)))
+		return type == INT2OID || type == INT4OID || type == INT8OID;
+	if (spec_is_one_of(declared, texts, lengthof(texts)))
+		return type == TEXTOID || type == VARCHAROID;
+	return false;
+}
+
+/*
+ * True if a probe of a value of (type, typmod), called under collation,
+ * hashes what the filter holds for it: the rules in the comment above.
+ */
+static bool
+typed_probe_agrees(Oid type, int32 typmod, Oid collation, const DeclaredValue *declared)
+{
+	Oid			base;
+
+	if (!OidIsValid(type))
+		return false;
+	base = getBaseTypeAndTypmod(type, &typmod);
+	if (!crosses_unchanged(base, same_text_bytes(declared->encoding)))
+		return false;
+	if (!declared_type_agrees(base, typmod, declared->type))
+		return false;
+	if (!type_is_collatable(base))
+		return true;
+	return OidIsValid(collation) && strcmp(collation_spec(collation), declared->collation) == 0;
+}
+
+/*
+ * Why values of this type cannot be probed on another server at all, or
+ * NULL: the rewrite declines such keys (the remote side would pass every
+ * row).
+ */
+static const char *
+type_cannot_cross(Oid type)
+{
+	if (!crosses_unchanged(getBaseType(type), true))
+		return "values of the key's type do not cross to another server unchanged "
+			"(an enum, reg* type, money or composite)";
+	return NULL;
+}
+
+/* The declared type of a column: its type, or a domain's base type, with the typmod. */
+static char *
+column_type_spec(Var *column)
+{
+	int32		typmod = column->vartypmod;
+	Oid			base = getBaseTypeAndTypmod(column->vartype, &typmod);
+
+	return type_spec(base, typmod);
+}
+
+/* The probe's arguments for a column, hashed under collation. */
+static List *
+typed_probe_args(Node *filter, Var *column, Oid collation)
+{
+	return list_make5(filter, column,
+					  text_const(column_type_spec(column)),
+					  text_const(collation_spec(collation)),
+					  text_const(GetDatabaseEncodingName()));
+}
+
+/* The call-site state of bloom_contains_typed. */
+typedef struct TypedProbeCache
+{
+	int8		verdict;		/* 1 probe, -1 pass every row, 0 decide per row */
+	FmgrInfo	contains;		/* bloom_contains' call site (its own fn_extra) */
+	FunctionCallInfo call;		/* its call, the two arguments set per row */
+} TypedProbeCache;
+
+/* The decision for this call's value and declared arguments. */
+static bool
+typed_call_agrees(FunctionCallInfo fcinfo)
+{
+	Node	   *expr = fcinfo->flinfo->fn_expr;
+	Node	   *value;
+	DeclaredValue declared;
+
+	if (expr == NULL || !IsA(expr, FuncExpr) ||
+		list_length(((FuncExpr *) expr)->args) != TYPED_PROBE_NARGS)
+		return false;
+	value = lsecond(((FuncExpr *) expr)->args);
+	declared.type = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	declared.collation = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	declared.encoding = text_to_cstring(PG_GETARG_TEXT_PP(4));
+	return typed_probe_agrees(exprType(value), exprTypmod(value), PG_GET_COLLATION(), &declared);
+}
+
+static TypedProbeCache *
+typed_probe_cache_create(FunctionCallInfo fcinfo)
+{
+	FmgrInfo   *flinfo = fcinfo->flinfo;
+	TypedProbeCache *cache = MemoryContextAllocZero(flinfo->fn_mcxt, sizeof(TypedProbeCache));
+
+	/* bloom_contains sees the same call expression: its arguments 0 and 1 */
+	cache->contains = *flinfo;
+	cache->contains.fn_addr = bloom_contains;
+	cache->contains.fn_nargs = 2;
+	cache->contains.fn_extra = NULL;
+	cache->call = MemoryContextAllocZero(flinfo->fn_mcxt, SizeForFunctionCallInfo(2));
+	InitFunctionCallInfoData(*cache->call, &cache->contains, 2, PG_GET_COLLATION(), NULL, NULL);
+	if (get_fn_expr_arg_stable(flinfo, 2) && get_fn_expr_arg_stable(flinfo, 3) &&
+		get_fn_expr_arg_stable(flinfo, 4))
+		cache->verdict = typed_call_agrees(fcinfo) ? 1 : -1;
+	flinfo->fn_extra = cache;
+	return cache;
+}
+
+/*
+ * bloom_contains_typed(f, value, declared_type, declared_collation,
+ * declared_encoding): bloom_contains(f, value) where value is what a
+ * server that declares it so sees; true otherwise.
+ */
+Datum
+bloom_contains_typed(PG_FUNCTION_ARGS)
+{
+	TypedProbeCache *cache = (TypedProbeCache *) fcinfo->flinfo->fn_extra;
+
+	if (unlikely(cache == NULL))
+		cache = typed_probe_cache_create(fcinfo);
+	if (cache->verdict < 0 || (cache->verdict == 0 && !typed_call_agrees(fcinfo)))
+		PG_RETURN_BOOL(true);
+	/* bloom_contains is strict, and so are we: both arguments are not null */
+	cache->call->args[0].value = PG_GETARG_DATUM(0);
+	cache->call->args[1].value = PG_GETARG_DATUM(1);
+	return bloom_contains(cache->call);
+}
+
+/* The range-table entry of a column, from the planner's query levels. */
+static RangeTblEntry *
+column_entry(PlannerInfo *root, Var *var)
+{
+	for (Index up = var->varlevelsup; root != NULL && up > 0; up--)
+		root = root->parent_root;
+	if (root == NULL || var->varattno <= 0 || var->varno < 1 ||
+		var->varno > list_length(root->parse->rtable))
+		return NULL;
+	return rt_fetch(var->varno, root->parse->rtable);
+}
+
+/* bloom_contains(filter, value) in the schema of the typed probe, or NULL. */
+static Node *
+plain_probe(FuncExpr *typed)
+{
+	Node	   *filter = linitial(typed->args);
+	Oid			args[2] = {exprType(filter), ANYELEMENTOID};
+	char	   *schema = get_namespace_name(get_func_namespace(typed->funcid));
+	Oid			fn;
+
+	if (schema == NULL)
+		return NULL;
+	fn = bf_function_in_schema(schema, "bloom_contains", 2, args);
+	if (!OidIsValid(fn))
+		return NULL;
+	return (Node *) makeFuncExpr(fn, BOOLOID, list_make2(filter, lsecond(typed->args)),
+								 InvalidOid, typed->inputcollid, COERCE_EXPLICIT_CALL);
+}
+
+/*
+ * The probe as a foreign table passes it on to its own server: declaring
+ * the values this server sees (its column's type, its encoding), or NULL
+ * if that is what it declares already.
+ */
+static Node *
+forwarded_probe(FuncExpr *typed, Var *value, const DeclaredValue *declared)
+{
+	char	   *own_type = column_type_spec(value);
+	FuncExpr   *copy;
+
+	if (strcmp(declared->type, own_type) == 0 &&
+		strcmp(declared->encoding, GetDatabaseEncodingName()) == 0)
+		return NULL;
+	/* the collation agreed: it is kept as declared */
+	copy = copyObject(typed);
+	lfirst(list_nth_cell(copy->args, 2)) = text_const(own_type);
+	lfirst(list_nth_cell(copy->args, 4)) = text_const(GetDatabaseEncodingName());
+	return (Node *) copy;
+}
+
+/* SupportRequestSimplify: the decision taken once, where the probe is planned. */
+static Node *
+simplify_typed_probe(SupportRequestSimplify *req)
+{
+	FuncExpr   *fe = req->fcall;
+	Node	   *value;
+	DeclaredValue declared;
+	RangeTblEntry *rte;
+
+	if (list_length(fe->args) != TYPED_PROBE_NARGS || !IsA(lsecond(fe->args), Var))
+		return NULL;
+	for (int i = 2; i < TYPED_PROBE_NARGS; i++)
+	{
+		Const	   *arg = list_nth(fe->args, i);
+
+		if (!IsA(arg, Const) || arg->constisnull)
+			return NULL;
+	}
+	value = lsecond(fe->args);
+	rte = column_entry(req->root, (Var *) value);
+	if (rte == NULL || rte->rtekind != RTE_RELATION)
+		return NULL;
+	declared.type = TextDatumGetCString(((Const *) lthird(fe->args))->constvalue);
+	declared.collation = TextDatumGetCString(((Const *) lfourth(fe->args))->constvalue);
+	declared.encoding = TextDatumGetCString(((Const *) list_nth(fe->args, 4))->constvalue);
+	if (!typed_probe_agrees(exprType(value), exprTypmod(value), fe->inputcollid, &declared))
+		return (Node *) makeBoolConst(true, false);
+	switch (rte->relkind)
+	{
+		case RELKIND_FOREIGN_TABLE:
+			return forwarded_probe(fe, (Var *) value, &declared);
+		case RELKIND_RELATION:
+		case RELKIND_MATVIEW:
+			/* a parent's children are simplified each on its own (some may be foreign) */
+			if (rte->inh && has_subclass(rte->relid))
+				return NULL;
+			return plain_probe(fe);
+		default:
+			return NULL;
+	}
+}
+
+/* SupportRequestSelectivity: bloom_contains' estimate of the first two arguments. */
+static Node *
+typed_probe_selectivity(SupportRequestSelectivity *req)
+{
+	SupportRequestSelectivity plain = *req;
+	Node	   *answer;
+
+	if (list_length(req->args) != TYPED_PROBE_NARGS)
+		return NULL;
+	plain.args = list_make2(linitial(req->args), lsecond(req->args));
+	answer = (Node *) DatumGetPointer(DirectFunctionCall1(bloom_contains_support,
+														  PointerGetDatum(&plain)));
+	if (answer == NULL)
+		return NULL;
+	req->selectivity = plain.selectivity;
+	return (Node *) req;
+}
+
+Datum
+bloom_contains_typed_support(PG_FUNCTION_ARGS)
+{
+	Node	   *req = (Node *) PG_GETARG_POINTER(0);
+
+	if (IsA(req, SupportRequestSimplify))
+		PG_RETURN_POINTER(simplify_typed_probe((SupportRequestSimplify *) req));
+	if (IsA(req, SupportRequestSelectivity))
+		PG_RETURN_POINTER(typed_probe_selectivity((SupportRequestSelectivity *) req));
+	PG_RETURN_POINTER(NULL);
 }
 
 /* ---------------------------------------------------------------------
@@ -514,12 +976,20 @@ typedef struct Candidate
 	PlannerInfo *build_root;	/* estimates over build_query */
 	Index		build_rti;
 	Expr	   *probe_key;		/* as written in the clause */
+	Var		   *probe_var;		/* its column: the probe's value */
+	Var		   *build_var;
 	Expr	   *build_key;
 	Oid			collation;		/* the join operator's input collation */
 	List	   *probe_quals;	/* the probe member's own conjuncts */
 	List	   *build_quals;	/* the build member's own conjuncts, copyable */
 	int			scans;			/* foreign scans receiving the filter */
 	List	   *probe_relids;	/* relations the probe scans read */
+
+	/* the decision: why the filter is not in the plan, NULL if it is */
+	const char *why;
+	bool		estimated;		/* the estimates below are filled */
+	char	   *probe_column;	/* "table.column", for the log */
+	char	   *build_column;
 
 	/* the estimates (estimate_candidate) */
 	double		probe_rows;
@@ -631,12 +1101,33 @@ build_side_problem(RangeTblEntry *rte, List *probe_servers)
 	return NULL;
 }
 
+/*
+ * A column whose probe postgres_fdw kept as a local condition of its
+ * foreign scan in an earlier plan of the statement (the partitions of a
+ * table share its column names).
+ */
+typedef struct UnshippedColumn
+{
+	Oid			relid;
+	char	   *attname;
+} UnshippedColumn;
+
+/* One analysis of the statement: every candidate of every query level. */
+typedef struct Analysis
+{
+	const BloomObjects *objects;
+	ParamListInfo boundParams;
+	List	   *unshipped;		/* UnshippedColumn: declined */
+	List	   *candidates;		/* all, in the order found, for the log */
+	List	   *chosen;			/* those to add */
+} Analysis;
+
 typedef struct QueryContext
 {
 	Query	   *query;
 	PlannerInfo *root;			/* for estimates: see estimator_root */
-	const BloomObjects *objects;
-	List	   *candidates;
+	Analysis   *analysis;
+	List	   *candidates;		/* of this query level */
 	List	   *sub_roots;		/* estimator roots of sub-selects */
 } QueryContext;
 
@@ -653,35 +1144,78 @@ typedef struct BuildSide
 } BuildSide;
 
 /*
+ * True if the column (var of rte, scanning relids) is among columns, a list
+ * of UnshippedColumn.
+ */
+static bool
+column_among(List *columns, List *relids, Var *var, RangeTblEntry *rte)
+{
+	char	   *attname = get_attname(rte->relid, var->varattno, true);
+	ListCell   *lc;
+
+	foreach(lc, columns)
+	{
+		UnshippedColumn *u = lfirst(lc);
+
+		if (attname != NULL && strcmp(u->attname, attname) == 0 &&
+			list_member_oid(relids, u->relid))
+			return true;
+	}
+	return false;
+}
+
+/* Why the probe of probe_var cannot be added at all, or NULL. */
+static const char *
+probe_problem(QueryContext *cx, OpExpr *op, Var *probe_var, Expr *probe_key,
+			  BuildSide *build, int *scans)
+{
+	RangeTblEntry *probe_rte = rt_fetch(probe_var->varno, cx->query->rtable);
+	RangeTblEntry *build_rte = rt_fetch(build->var->varno, build->query->rtable);
+	List	   *servers;
+	const char *why = NULL;
+
+	*scans = probe_scans(probe_rte, &servers, &why);
+	if (*scans == 0)
+		return why;
+	why = build_side_problem(build_rte, servers);
+	if (why != NULL)
+		return why;
+
+	/*
+	 * The remote side probes the column itself (probe_var, not a cast of
+	 * it), so its type must hash like the build key's.
+	 */
+	if (!keys_hash_alike(op->opno, exprType((Node *) build->key), probe_var->vartype))
+		return "the key types do not hash alike under the join operator";
+	if (OidIsValid(op->inputcollid) &&
+		(exprCollation((Node *) probe_key) != op->inputcollid ||
+		 probe_var->varcollid != op->inputcollid))
+		return "the join compares under another collation than the remote column's";
+	if ((why = type_cannot_cross(probe_var->vartype)) != NULL)
+		return why;
+	if (column_among(cx->analysis->unshipped, scanned_relations(probe_rte), probe_var, probe_rte))
+		return "postgres_fdw does not ship a probe of this column (its type, collation "
+			"or server rules keep it local): the filter would cost without saving";
+	return NULL;
+}
+
+/*
  * A candidate for  probe_key = build->key  under operator op, with the
- * probe a member of link->probe; declined candidates are logged with the
- * reason.
+ * probe a member of link->probe; declined candidates are kept with the
+ * reason, for the log.
  */
 static void
 match_clause(QueryContext *cx, Link *link, OpExpr *op, Var *probe_var, Expr *probe_key,
 			 BuildSide *build)
 {
 	RangeTblEntry *probe_rte = rt_fetch(probe_var->varno, cx->query->rtable);
-	RangeTblEntry *build_rte = rt_fetch(build->var->varno, build->query->rtable);
 	Candidate  *c;
-	List	   *servers;
-	const char *why = NULL;
 	bool		volatile_qual = false;
-	int			scans;
 
 	if (probe_rte->rtekind != RTE_RELATION ||
 		(probe_rte->relkind != RELKIND_FOREIGN_TABLE &&
 		 probe_rte->relkind != RELKIND_PARTITIONED_TABLE))
 		return;
-	scans = probe_scans(probe_rte, &servers, &why);
-	if (scans > 0)
-		why = build_side_problem(build_rte, servers);
-	if (why == NULL && !keys_hash_alike(op->opno, exprType((Node *) build->key),
-										exprType((Node *) probe_key)))
-		why = "the key types do not hash alike under the join operator";
-	if (why == NULL && OidIsValid(op->inputcollid) &&
-		exprCollation((Node *) probe_key) != op->inputcollid)
-		why = "the join compares under another collation than the remote column's";
 
 	c = palloc0(sizeof(Candidate));
 	c->query = cx->query;
@@ -691,10 +1225,15 @@ match_clause(QueryContext *cx, Link *link, OpExpr *op, Var *probe_var, Expr *pro
 	c->build_root = build->root;
 	c->build_rti = build->var->varno;
 	c->probe_key = probe_key;
+	c->probe_var = probe_var;
+	c->build_var = build->var;
 	c->build_key = build->key;
 	c->collation = op->inputcollid;
-	c->scans = scans;
-	if (why == NULL)
+	c->probe_column = column_name(probe_rte->relid, probe_var->varattno);
+	c->build_column = column_name(rt_fetch(build->var->varno, build->query->rtable)->relid,
+								  build->var->varattno);
+	c->why = probe_problem(cx, op, probe_var, probe_key, build, &c->scans);
+	if (c->why == NULL)
 	{
 		c->probe_quals = own_conjuncts(cx->root, link->probe->conjuncts, c->probe_rti,
 									   &volatile_qual);
@@ -706,19 +1245,12 @@ match_clause(QueryContext *cx, Link *link, OpExpr *op, Var *probe_var, Expr *pro
 		c->build_quals = own_conjuncts(build->root, build->conjuncts, c->build_rti,
 									   &volatile_qual);
 		if (volatile_qual)
-			why = "a condition on the other side is volatile";
-	}
-	if (why != NULL)
-	{
-		if (semijoin_log != SEMIJOIN_LOG_OFF)
-			ereport(log_level(),
-					(errmsg("bloomfilter: no semijoin prefilter on %s from %s: %s",
-							column_name(probe_rte->relid, probe_var->varattno),
-							column_name(build_rte->relid, build->var->varattno), why)));
-		return;
+			c->why = "a condition on the other side is volatile";
 	}
 	c->probe_relids = scanned_relations(probe_rte);
-	cx->candidates = lappend(cx->candidates, c);
+	cx->analysis->candidates = lappend(cx->analysis->candidates, c);
+	if (c->why == NULL)
+		cx->candidates = lappend(cx->candidates, c);
 }
 
 /* A join clause  a.k = b.k  of the link, tried both ways round. */
@@ -1088,28 +1620,42 @@ estimate_candidate(QueryContext *cx, Candidate *c)
 	return NULL;
 }
 
+/*
+ * Reports the decision on c: "added" only for a filter the final plan
+ * holds, "no" with the reason for every other (semijoin_planner logs the
+ * candidates of the last analysis once the plan is known).
+ */
 static void
-log_estimate(const Candidate *c, const char *why)
+log_candidate(const Candidate *c)
 {
-	RangeTblEntry *probe = rt_fetch(c->probe_rti, c->query->rtable);
-	RangeTblEntry *build = rt_fetch(c->build_rti, c->build_query->rtable);
-	Var		   *pv = key_var((Node *) c->probe_key);
-	Var		   *bv = key_var((Node *) c->build_key);
-
-	if (semijoin_log == SEMIJOIN_LOG_OFF)
+	if (!c->estimated)
+	{
+		ereport(log_level(),
+				(errmsg("bloomfilter: no semijoin prefilter on %s from %s: %s",
+						c->probe_column, c->build_column, c->why)));
 		return;
+	}
 	ereport(log_level(),
 			(errmsg("bloomfilter: %s semijoin prefilter on %s from %s%s%s",
-					why ? "no" : "added",
-					column_name(probe->relid, pv->varattno),
-					column_name(build->relid, bv->varattno),
-					why ? ": " : "", why ? why : ""),
+					c->why ? "no" : "added", c->probe_column, c->build_column,
+					c->why ? ": " : "", c->why ? c->why : ""),
 			 errdetail("probe rows %.0f, keys %.0f, row bytes %.0f; build rows %.0f, keys %.0f; "
 					   "fpp %.4g, capacity %.0f, pass rate %.3f; filter %.0f bytes in %d scan(s); "
 					   "saves %.0f rows, %.0f bytes",
 					   c->probe_rows, c->probe_keys, c->row_bytes, c->build_rows, c->build_keys,
 					   c->fpp, c->capacity, c->pass_rate, c->filter_bytes, c->scans,
 					   c->rows_saved, c->bytes_saved)));
+}
+
+static void
+log_candidates(List *candidates)
+{
+	ListCell   *lc;
+
+	if (semijoin_log == SEMIJOIN_LOG_OFF)
+		return;
+	foreach(lc, candidates)
+		log_candidate(lfirst(lc));
 }
 
 /* ---------------------------------------------------------------------
@@ -1176,18 +1722,25 @@ filter_subselect(const Candidate *c, const BloomObjects *objects)
 	return sub;
 }
 
-/* bloom_contains((SELECT bloom_agg(...) ...), probe key) at the slot */
+/*
+ * bloom_contains_typed((SELECT bloom_agg(...) ...), probe column,
+ * '<its declared type>', '<the filter's collation>', '<our encoding>') at
+ * the slot: the remote side probes only if its column is what the foreign
+ * table declares (typed_probe_agrees), and passes every row otherwise.
+ */
 static void
 add_filter(const Candidate *c, const BloomObjects *objects)
 {
 	SubLink    *sublink = makeNode(SubLink);
+	Var		   *value = copyObject(c->probe_var);
 	FuncExpr   *probe;
 
 	sublink->subLinkType = EXPR_SUBLINK;
 	sublink->subselect = (Node *) filter_subselect(c, objects);
 	sublink->location = -1;
-	probe = makeFuncExpr(objects->contains_fn, BOOLOID,
-						 list_make2(sublink, copyObject(c->probe_key)),
+	value->location = -1;
+	probe = makeFuncExpr(objects->probe_fn, BOOLOID,
+						 typed_probe_args((Node *) sublink, value, c->collation),
 						 InvalidOid, c->collation, COERCE_EXPLICIT_CALL);
 	*c->slot = (Node *) make_and_qual(*c->slot, (Node *) probe);
 	c->query->hasSubLinks = true;
@@ -1223,9 +1776,17 @@ may_have_probe(Query *q)
 	return false;
 }
 
+/* Why a candidate lost to the one chosen for its relation and slot. */
+static const char *
+replaced_reason(const Candidate *winner)
+{
+	return psprintf("the filter from %s is preferred for this table: it saves the most bytes",
+					winner->build_column);
+}
+
 /*
  * The best candidate of each (probe relation, slot): the one that saves
- * the most bytes.
+ * the most bytes.  The others get their reason.
  */
 static List *
 choose_candidates(QueryContext *cx)
@@ -1236,12 +1797,12 @@ choose_candidates(QueryContext *cx)
 	foreach(lc, cx->candidates)
 	{
 		Candidate  *c = lfirst(lc);
-		const char *why = estimate_candidate(cx, c);
 		ListCell   *other;
-		bool		replaced = false;
+		bool		placed = false;
 
-		log_estimate(c, why);
-		if (why != NULL)
+		c->why = estimate_candidate(cx, c);
+		c->estimated = true;
+		if (c->why != NULL)
 			continue;
 		foreach(other, chosen)
 		{
@@ -1251,68 +1812,78 @@ choose_candidates(QueryContext *cx)
 			{
 				if (c->bytes_saved > o->bytes_saved)
 					lfirst(other) = c;
-				replaced = true;
+				placed = true;
 			}
 		}
-		if (!replaced)
+		if (!placed)
 			chosen = lappend(chosen, c);
+	}
+	foreach(lc, cx->candidates)
+	{
+		Candidate  *c = lfirst(lc);
+		ListCell   *other;
+
+		if (c->why != NULL || list_member_ptr(chosen, c))
+			continue;
+		foreach(other, chosen)
+		{
+			Candidate  *o = lfirst(other);
+
+			if (o->probe_rti == c->probe_rti && o->slot == c->slot)
+				c->why = replaced_reason(o);
+		}
 	}
 	return chosen;
 }
 
-static List *analyze_query(Query *q, ParamListInfo boundParams, const BloomObjects *objects);
+static void analyze_query(Query *q, Analysis *a);
 
-/* The candidates chosen in q's own level. */
-static List *
-analyze_level(Query *q, ParamListInfo boundParams, const BloomObjects *objects)
+/* The candidates of q's own level; the chosen ones join a->chosen. */
+static void
+analyze_level(Query *q, Analysis *a)
 {
 	QueryContext cx = {0};
 	Scope	   *top = new_scope(&q->jointree->quals);
 	List	   *links = NIL;
 	ListCell   *lc;
-	List	   *chosen;
 
 	cx.query = q;
-	cx.objects = objects;
-	cx.root = estimator_root(q, boundParams);
+	cx.analysis = a;
+	cx.root = estimator_root(q, a->boundParams);
 	walk_jointree((Node *) q->jointree, top, &links);
 	add_link(&links, top, top, NULL, top->slot);
 	foreach(lc, links)
 		match_link(&cx, lfirst(lc));
-	chosen = choose_candidates(&cx);
+	a->chosen = list_concat(a->chosen, choose_candidates(&cx));
 	estimator_done(cx.root);
 	foreach(lc, cx.sub_roots)
 		estimator_done(lfirst(lc));
-	return chosen;
 }
 
-/* The candidates chosen in q and the queries below it. */
-static List *
-analyze_query(Query *q, ParamListInfo boundParams, const BloomObjects *objects)
+/* The candidates of q and the queries below it. */
+static void
+analyze_query(Query *q, Analysis *a)
 {
-	List	   *chosen = NIL;
 	ListCell   *lc;
 
 	if (!may_have_probe(q))
-		return NIL;
+		return;
 	if (q->commandType == CMD_SELECT && q->jointree != NULL)
-		chosen = analyze_level(q, boundParams, objects);
+		analyze_level(q, a);
 	foreach(lc, q->rtable)
 	{
 		RangeTblEntry *rte = lfirst(lc);
 
 		if (rte->rtekind == RTE_SUBQUERY)
-			chosen = list_concat(chosen, analyze_query(rte->subquery, boundParams, objects));
+			analyze_query(rte->subquery, a);
 	}
 	foreach(lc, q->cteList)
 	{
 		CommonTableExpr *cte = lfirst(lc);
 
 		if (IsA(cte->ctequery, Query))
-			chosen = list_concat(chosen, analyze_query((Query *) cte->ctequery,
-													   boundParams, objects));
+			analyze_query((Query *) cte->ctequery, a);
 	}
-	return chosen;
 }
 
 /* ---------------------------------------------------------------------
@@ -1396,6 +1967,86 @@ plan_rescans_filter(PlannedStmt *stmt, List *filtered_relids)
 	return false;
 }
 
+/*
+ * After planning: the probes postgres_fdw did not ship.  A condition it
+ * cannot send (a type, collation or function it does not ship) stays in
+ * the foreign scan's own qual, evaluated locally on every row fetched: the
+ * filter is then built and probed for nothing.  postgres_fdw's rules
+ * (is_foreign_expr) are its own and change between majors, so the plan
+ * itself is asked.
+ */
+typedef struct LocalProbes
+{
+	Oid			probe_fn;
+	ForeignScan *scan;
+	List	   *rtable;
+	List	   *columns;		/* UnshippedColumn */
+} LocalProbes;
+
+/* Records the column a local probe tests. */
+static void
+note_local_probe(LocalProbes *lp, Node *value)
+{
+	Var		   *var;
+	RangeTblEntry *rte;
+	UnshippedColumn *column;
+
+	if (!IsA(value, Var))
+		return;
+	var = (Var *) value;
+	/* a scan of a pushed-down join refers to its own target list */
+	if (var->varno == INDEX_VAR && var->varattno >= 1 &&
+		var->varattno <= list_length(lp->scan->fdw_scan_tlist))
+	{
+		Node	   *expr = (Node *) ((TargetEntry *) list_nth(lp->scan->fdw_scan_tlist,
+															 var->varattno - 1))->expr;
+
+		if (!IsA(expr, Var))
+			return;
+		var = (Var *) expr;
+	}
+	if (IS_SPECIAL_VARNO(var->varno) || var->varno > list_length(lp->rtable) ||
+		var->varattno <= 0)
+		return;
+	rte = rt_fetch(var->varno, lp->rtable);
+	if (rte->rtekind != RTE_RELATION)
+		return;
+	column = palloc(sizeof(UnshippedColumn));
+	column->relid = rte->relid;
+	column->attname = get_attname(rte->relid, var->varattno, false);
+	lp->columns = lappend(lp->columns, column);
+}
+
+static bool
+find_local_probes(Node *node, LocalProbes *lp)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid == lp->probe_fn &&
+		list_length(((FuncExpr *) node)->args) == TYPED_PROBE_NARGS)
+		note_local_probe(lp, lsecond(((FuncExpr *) node)->args));
+	return expression_tree_walker(node, find_local_probes, lp);
+}
+
+/* The columns whose typed probe a foreign scan of stmt evaluates locally. */
+static List *
+local_probe_columns(PlannedStmt *stmt, Oid probe_fn)
+{
+	PlanScan	ps = {0};
+	LocalProbes lp = {probe_fn, NULL, stmt->rtable, NIL};
+	ListCell   *lc;
+
+	scan_plan(stmt->planTree, &ps);
+	foreach(lc, stmt->subplans)
+		scan_plan(lfirst(lc), &ps);
+	foreach(lc, ps.foreign_scans)
+	{
+		lp.scan = lfirst(lc);
+		find_local_probes((Node *) lp.scan->scan.plan.qual, &lp);
+	}
+	return lp.columns;
+}
+
 /* ---------------------------------------------------------------------
  * The hook
  * --------------------------------------------------------------------- */
@@ -1408,55 +2059,114 @@ plan_next(Query *parse, const char *query_string, int cursorOptions, ParamListIn
 	return standard_planner(parse, query_string, cursorOptions, boundParams);
 }
 
-/*
- * Adds the chosen filters to parse; returns a copy of parse as it was (to
- * plan again without them), or NULL if nothing was added.
- */
-static Query *
-rewrite(Query *parse, ParamListInfo boundParams, List **filtered_relids)
+static void
+set_reason(List *candidates, const char *why)
 {
-	BloomObjects objects;
-	List	   *chosen;
-	Query	   *pristine;
 	ListCell   *lc;
 
-	if (!may_have_probe(parse) || !lookup_objects(&objects))
-		return NULL;
-	if (!bf_may_execute(objects.contains_fn) || !bf_may_execute(objects.agg_fn))
-		return NULL;
-	chosen = analyze_query(parse, boundParams, &objects);
-	if (chosen == NIL)
-		return NULL;
-	pristine = copyObject(parse);
-	foreach(lc, chosen)
+	foreach(lc, candidates)
 	{
 		Candidate  *c = lfirst(lc);
 
-		add_filter(c, &objects);
-		*filtered_relids = list_concat(*filtered_relids, c->probe_relids);
+		if (c->why == NULL)
+			c->why = why;
 	}
-	return pristine;
+}
+
+/*
+ * Declines the chosen candidates whose probe a foreign scan of the plan
+ * kept local, and remembers their columns for the next analysis; false if
+ * there is none.
+ */
+static bool
+decline_local_probes(Analysis *a, List *local)
+{
+	ListCell   *lc;
+	bool		any = false;
+
+	foreach(lc, a->chosen)
+	{
+		Candidate  *c = lfirst(lc);
+		RangeTblEntry *rte = rt_fetch(c->probe_rti, c->query->rtable);
+
+		if (!column_among(local, c->probe_relids, c->probe_var, rte))
+			continue;
+		c->why = "postgres_fdw kept the probe local";
+		any = true;
+	}
+	if (any)
+		a->unshipped = list_concat(a->unshipped, local);
+	return any;
+}
+
+/*
+ * Plans parse with the filters that pay and that postgres_fdw ships:
+ * analyze, add the chosen filters, plan; if the plan rescans a filtered
+ * foreign scan, plan the statement as it was; if a foreign scan keeps a
+ * probe as a local condition (the probe would cost without saving),
+ * analyze again without that column, and so on: each planning declines at
+ * least one more column, so there are at most as many as the columns
+ * chosen, plus one.  Logs the decisions of the last analysis, which are
+ * those of the plan returned.
+ */
+static PlannedStmt *
+plan_with_filters(Query *parse, const char *query_string, int cursorOptions,
+				  ParamListInfo boundParams, const BloomObjects *objects)
+{
+	Analysis	a = {0};
+	Query	   *pristine = NULL;
+	Query	   *q = parse;
+	PlannedStmt *stmt;
+
+	a.objects = objects;
+	a.boundParams = boundParams;
+	for (;;)
+	{
+		List	   *filtered_relids = NIL;
+		ListCell   *lc;
+
+		a.candidates = NIL;
+		a.chosen = NIL;
+		analyze_query(q, &a);
+		if (a.chosen == NIL)
+		{
+			stmt = plan_next(q, query_string, cursorOptions, boundParams);
+			break;
+		}
+		if (pristine == NULL)
+			pristine = copyObject(q);
+		foreach(lc, a.chosen)
+		{
+			Candidate  *c = lfirst(lc);
+
+			add_filter(c, objects);
+			filtered_relids = list_concat(filtered_relids, c->probe_relids);
+		}
+		stmt = plan_next(q, query_string, cursorOptions, boundParams);
+		if (plan_rescans_filter(stmt, filtered_relids))
+		{
+			set_reason(a.chosen, "the plan rescans the foreign table with changing parameters");
+			stmt = plan_next(pristine, query_string, cursorOptions, boundParams);
+			break;
+		}
+		if (!decline_local_probes(&a, local_probe_columns(stmt, objects->probe_fn)))
+			break;
+		q = copyObject(pristine);
+	}
+	log_candidates(a.candidates);
+	return stmt;
 }
 
 static PlannedStmt *
 semijoin_planner(Query *parse, const char *query_string, int cursorOptions,
 				 ParamListInfo boundParams)
 {
-	Query	   *pristine = NULL;
-	List	   *filtered_relids = NIL;
-	PlannedStmt *stmt;
+	BloomObjects objects;
 
-	if (semijoin_prefilter)
-		pristine = rewrite(parse, boundParams, &filtered_relids);
-	stmt = plan_next(parse, query_string, cursorOptions, boundParams);
-	if (pristine != NULL && plan_rescans_filter(stmt, filtered_relids))
-	{
-		if (semijoin_log != SEMIJOIN_LOG_OFF)
-			ereport(log_level(),
-					(errmsg("bloomfilter: semijoin prefilter removed: the plan rescans the foreign table with changing parameters")));
-		stmt = plan_next(pristine, query_string, cursorOptions, boundParams);
-	}
-	return stmt;
+	if (!semijoin_prefilter || !may_have_probe(parse) || !lookup_objects(&objects) ||
+		!bf_may_execute(objects.probe_fn) || !bf_may_execute(objects.agg_fn))
+		return plan_next(parse, query_string, cursorOptions, boundParams);
+	return plan_with_filters(parse, query_string, cursorOptions, boundParams, &objects);
 }
 
 void

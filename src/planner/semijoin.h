@@ -1,9 +1,11 @@
 /*
  * semijoin.h
  *	  The automatic semijoin prefilter: a planner hook that adds
- *	  bloom_contains((SELECT bloom_agg(...) FROM <build side>), <remote key>)
- *	  to a join with a postgres_fdw foreign table when the planner's estimates
- *	  say that it pays.  The rule: doc/semijoin.md.
+ *	  bloom_contains_typed((SELECT bloom_agg(...) FROM <build side>),
+ *	  <remote key>, <its declared type, collation and encoding>) to a join
+ *	  with a postgres_fdw foreign table when the planner's estimates say that
+ *	  it pays, and the typed probe itself (SQL-callable, in semijoin.c).
+ *	  The rule: doc/semijoin.md.
  */
 #ifndef BLOOMFILTER_SEMIJOIN_H
 #define BLOOMFILTER_SEMIJOIN_H

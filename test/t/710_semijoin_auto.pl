@@ -52,7 +52,9 @@ $local->safe_psql('postgres', q{
 	ANALYZE customers, dup_customers, remote_orders, remote_regions;
 });
 
-my $filtered = qr/bloom_contains\(\$\d+::public\.bloom, customer_(id|big)\)/;
+# The typed probe (doc/semijoin.md): the column, its declared type, the
+# filter's collation ('' for a deterministic one) and this database's encoding.
+my $filtered = qr/bloom_contains_typed\(\$\d+::public\.bloom, customer_(id|big), '(integer|bigint)'::text, ''::text, '\w+'::text\)/;
 
 # $query must return the same rows with and without the prefilter; $added:
 # whether the Remote SQL must show it.
@@ -195,7 +197,8 @@ is($lon, $loff, 'parameterized rescans: the same rows');
 like($lsql, qr/amount = \$\d+/, 'parameterized rescans: the foreign scan is parameterized');
 unlike($lsql, qr/bloom_contains/, 'parameterized rescans: no prefilter');
 ($ret, $out, $err) = $local->psql('postgres', "SET bloomfilter.semijoin_log = notice; EXPLAIN $lateral");
-like($err, qr/added semijoin prefilter.*\n.*\n.*prefilter removed: the plan rescans the foreign table/,
-	'parameterized rescans: the filter was added, then removed');
+like($err, qr/no semijoin prefilter on remote_orders\.customer_id from customers\.id: the plan rescans the foreign table with changing parameters/,
+	'parameterized rescans: the log tells why the filter is not in the plan');
+unlike($err, qr/added semijoin prefilter/, 'parameterized rescans: the log reports no filter added');
 
 done_testing();

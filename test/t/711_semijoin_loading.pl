@@ -74,7 +74,7 @@ my $schema = q{
 };
 my $join = q{SELECT count(*) FROM customers c JOIN remote_orders o ON o.customer_id = c.id
 	WHERE c.region = 'EU'};
-my $filtered = qr/bloom_contains\(\$\d+::public\.bloom, customer_id\)/;
+my $filtered = qr/bloom_contains_typed\(\$\d+::public\.bloom, customer_id, 'integer'::text, ''::text, '\w+'::text\)/;
 
 sub plan_of
 {
@@ -142,7 +142,7 @@ $remote->safe_psql('postgres', q{
 	CREATE SCHEMA bf;
 	CREATE EXTENSION bloomfilter SCHEMA bf;
 	SET search_path = public;});
-like($plan, qr/public\.bloom_contains\(\$\d+::public\.bloom, customer_id\).*bf\.bloom_contains\(\$\d+::bf\.bloom, customer_id\)/s,
+like($plan, qr/public\.bloom_contains_typed\(\$\d+::public\.bloom, customer_id,.*bf\.bloom_contains_typed\(\$\d+::bf\.bloom, customer_id,/s,
 	'extension moved to another schema in the session: the prefilter names its new schema');
 is($plain->safe_psql('postgres', $join), '1000', 'extension in another schema: the join is exact');
 
