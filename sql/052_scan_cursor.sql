@@ -377,6 +377,13 @@ END $$;
 SELECT cur_explain_analyze('SELECT id FROM cur_t WHERE id <= 500 AND bloom_contains(cur_filter(), k) AND v + id > 10');
 SELECT cur_explain_analyze('SELECT id FROM cur_t WHERE id <= 500 AND bloom_contains(cur_filter(), k)');
 
+-- Two probes: the batched scan takes the one the plain scan tests first
+-- (a sub-select's filter costs less than cur_filter()) and tests the other
+-- after it, as its Filter.
+SELECT * FROM cur_check('SELECT id FROM cur_t WHERE bloom_contains(cur_filter(), k) AND bloom_contains((SELECT f FROM cur_f), k)');
+SELECT l FROM cur_explain_analyze('SELECT id FROM cur_t WHERE bloom_contains(cur_filter(), k) AND bloom_contains((SELECT f FROM cur_f), k)') l
+WHERE l ~ '^\s*(Custom Scan|Filter)';
+
 -- A qual that may fail on some rows (a division, here in a function of
 -- one operator's cost, so placed before the probe) is tested by the plain
 -- scan on every row; the batched scan, which would have to test it ahead

@@ -221,28 +221,6 @@ probe_clause_parts(Expr *clause, Index relid, ProbeParts *parts)
 }
 
 /*
- * The first probe among a relation's restriction clauses, or NULL.  A probe
- * written above a security barrier (row-level security, a security_barrier
- * view), whose quals run first, is not taken: the plain scan keeps those.
- */
-static RestrictInfo *
-find_probe(RelOptInfo *rel)
-{
-	ListCell   *lc;
-
-	foreach(lc, rel->baserestrictinfo)
-	{
-		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
-		ProbeParts	parts;
-
-		if (!ri->pseudoconstant && ri->security_level <= rel->baserestrict_min_security &&
-			probe_clause_parts(ri->clause, rel->relid, &parts))
-			return ri;
-	}
-	return NULL;
-}
-
-/*
  * A clause's place in the order in which the plain scan tests its quals
  * (order_qual_clauses, createplan.c): by security level, a cheap leakproof
  * clause counting as level 0, then by cost per row; clauses of equal place
@@ -272,6 +250,38 @@ place_before(QualPlace a, QualPlace b)
 {
 	return a.security_level < b.security_level ||
 		(a.security_level == b.security_level && a.cost < b.cost);
+}
+
+/*
+ * The probe the plain scan tests first among a relation's restriction
+ * clauses, or NULL.  A probe written above a security barrier (row-level
+ * security, a security_barrier view), whose quals run first, is not taken:
+ * the plain scan keeps those.
+ */
+static RestrictInfo *
+find_probe(PlannerInfo *root, RelOptInfo *rel)
+{
+	RestrictInfo *first = NULL;
+	QualPlace	first_place = {0};
+	ListCell   *lc;
+
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		ProbeParts	parts;
+		QualPlace	place;
+
+		if (ri->pseudoconstant || ri->security_level > rel->baserestrict_min_security ||
+			!probe_clause_parts(ri->clause, rel->relid, &parts))
+			continue;
+		place = qual_place(root, ri);
+		if (first == NULL || place_before(place, first_place))
+		{
+			first = ri;
+			first_place = place;
+		}
+	}
+	return first;
 }
 
 /*
@@ -441,7 +451,7 @@ batch_scan_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry
 		rte->tablesample != NULL || rel->baserestrictinfo == NIL ||
 		query_may_recheck(root))
 		return;
-	if ((probe = find_probe(rel)) == NULL || !is_heap_table(rte->relid) ||
+	if ((probe = find_probe(root, rel)) == NULL || !is_heap_table(rte->relid) ||
 		!quals_before_probe(root, rel, probe, &before))
 		return;
 
