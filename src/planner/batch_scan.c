@@ -11,24 +11,46 @@
  *	  slots, hashes their keys, and lets the core probe them together
  *	  (bf_probe_batch: every cache line prefetched before the first test),
  *	  then runs the remaining quals and the projection on the rows the
- *	  filter passed, in scan order.  The rows, and their order, are those of
- *	  the plain sequential scan.
+ *	  filter passed, in scan order.
+ *
+ *	  A statement does with it exactly what it does with the plain
+ *	  sequential scan: the same rows in the same order, the same errors and
+ *	  side effects, and the same cursor behaviour.
+ *	  - Quals: the plain scan tests a row's quals in the planner's order
+ *	    (order_qual_clauses).  The quals placed before the probe are tested
+ *	    on each row as it is read, before it joins a batch; the others run
+ *	    after the probe, on the rows returned, one at a time.  Testing the
+ *	    first ones ahead, on rows the plain scan may never reach (a LIMIT, a
+ *	    cursor fetched in pieces), must be unobservable: the scan is offered
+ *	    only when each of them is free of volatile functions, subplans and
+ *	    functions that are not leakproof (which may fail, or tell, on some
+ *	    values).  The filter is evaluated at the first row that passes them,
+ *	    and checked, with the key type's hash function looked up, at the
+ *	    first such row with a non-NULL key: where bloom_contains would meet
+ *	    them.
+ *	  - Cursors: the row returned is the node's scan tuple slot
+ *	    (ss_ScanTupleSlot), empty between scans, so WHERE CURRENT OF finds
+ *	    it (execCurrent.c); and the scan runs backward, a row at a time, so
+ *	    a SCROLL cursor keeps it (without a Material node on top, which
+ *	    WHERE CURRENT OF cannot see through) and a cursor declared without
+ *	    SCROLL or NO SCROLL may fetch backward as with the plain scan.
  *
  *	  Where it is offered (the planner hook): a plain heap table scanned
  *	  sequentially, a probe whose filter is evaluated once per scan (a
  *	  constant, a bind parameter, the InitPlan of the semijoin recipe: any
  *	  expression without Vars, volatile functions or subplans) and whose
- *	  value is a plain column of the table, and a query that locks no rows
- *	  and modifies nothing (so EvalPlanQual never re-runs it; the recheck
- *	  below is still exact).  The partial sequential scan gets a
- *	  parallel-aware twin that shares the table through a
- *	  ParallelTableScanDesc, as nodeSeqscan.c does.
+ *	  value is a plain column of the table, quals before the probe as said
+ *	  above, and a query that locks no rows and modifies nothing (so
+ *	  EvalPlanQual never re-runs it; the recheck below is still exact).  The
+ *	  partial sequential scan gets a parallel-aware twin that shares the
+ *	  table through a ParallelTableScanDesc, as nodeSeqscan.c does.
  *
  *	  Costs: the path costs what the sequential scan costs, less the
  *	  per-row cost of the probe it takes over, plus the per-row cost of a
- *	  batched probe (cheaper: no function call, and the misses overlap), so
- *	  the planner chooses it exactly where the plain scan would evaluate the
- *	  probe on every row.  bloomfilter.enable_batch_scan = off keeps it out.
+ *	  batched probe (cheaper: no function call, and the misses overlap), on
+ *	  the rows that reach the probe, so the planner chooses it exactly where
+ *	  the plain scan would evaluate the probe.  bloomfilter.enable_batch_scan
+ *	  = off keeps it out.
  */
 #include "postgres.h"
 
@@ -42,7 +64,9 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_proc.h"
 #include "executor/executor.h"
+#include "miscadmin.h"
 #include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
@@ -197,26 +221,120 @@ probe_clause_parts(Expr *clause, Index relid, ProbeParts *parts)
 }
 
 /*
- * The first probe among a relation's restriction clauses, or NULL.  The
- * scan tests the probe before every other qual, so a probe written above a
- * security barrier (row-level security, a security_barrier view), whose
- * quals must run first, is not taken.
+ * A clause's place in the order in which the plain scan tests its quals
+ * (order_qual_clauses, createplan.c): by security level, a cheap leakproof
+ * clause counting as level 0, then by cost per row; clauses of equal place
+ * keep the order of the list.
+ */
+typedef struct QualPlace
+{
+	Index		security_level;
+	Cost		cost;
+} QualPlace;
+
+static QualPlace
+qual_place(PlannerInfo *root, RestrictInfo *ri)
+{
+	QualCost	cost;
+	QualPlace	place;
+
+	cost_qual_eval_node(&cost, (Node *) ri, root);
+	place.cost = cost.per_tuple;
+	place.security_level = ri->leakproof && place.cost < 10 * cpu_operator_cost
+		? 0 : ri->security_level;
+	return place;
+}
+
+static bool
+place_before(QualPlace a, QualPlace b)
+{
+	return a.security_level < b.security_level ||
+		(a.security_level == b.security_level && a.cost < b.cost);
+}
+
+/*
+ * The probe the plain scan tests first among a relation's restriction
+ * clauses, or NULL.  A probe written above a security barrier (row-level
+ * security, a security_barrier view), whose quals run first, is not taken:
+ * the plain scan keeps those.
  */
 static RestrictInfo *
-find_probe(RelOptInfo *rel)
+find_probe(PlannerInfo *root, RelOptInfo *rel)
 {
+	RestrictInfo *first = NULL;
+	QualPlace	first_place = {0};
 	ListCell   *lc;
 
 	foreach(lc, rel->baserestrictinfo)
 	{
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 		ProbeParts	parts;
+		QualPlace	place;
 
-		if (!ri->pseudoconstant && ri->security_level <= rel->baserestrict_min_security &&
-			probe_clause_parts(ri->clause, rel->relid, &parts))
-			return ri;
+		if (ri->pseudoconstant || ri->security_level > rel->baserestrict_min_security ||
+			!probe_clause_parts(ri->clause, rel->relid, &parts))
+			continue;
+		place = qual_place(root, ri);
+		if (first == NULL || place_before(place, first_place))
+		{
+			first = ri;
+			first_place = place;
+		}
 	}
-	return NULL;
+	return first;
+}
+
+/*
+ * True if testing clause on a row ahead of the plain scan's time is
+ * unobservable: nothing volatile (no side effect, the same answer), no
+ * subplan, and no function applied to the row's values that is not
+ * leakproof (a leakproof function raises no error that depends on its
+ * arguments; division, casts and most others may).
+ */
+static bool
+testable_ahead(RestrictInfo *ri)
+{
+	Node	   *clause = (Node *) ri->clause;
+
+	return !contain_volatile_functions(clause) && !contain_subplans(clause) &&
+		!contain_leaked_vars(clause);
+}
+
+/*
+ * The quals the plain scan tests before the probe, in *before; false if one
+ * of them cannot be tested ahead (testable_ahead), so the scan cannot
+ * batch the probe without changing what the statement does.
+ */
+static bool
+quals_before_probe(PlannerInfo *root, RelOptInfo *rel, RestrictInfo *probe, List **before)
+{
+	QualPlace	probe_place = qual_place(root, probe);
+	bool		after_probe_in_list = false;
+	ListCell   *lc;
+
+	*before = NIL;
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		QualPlace	place;
+
+		if (ri == probe)
+		{
+			after_probe_in_list = true;
+			continue;
+		}
+		if (ri->pseudoconstant)
+			continue;
+		place = qual_place(root, ri);
+		if (place_before(place, probe_place) ||
+			(!after_probe_in_list && !place_before(probe_place, place)))
+		{
+			if (!testable_ahead(ri))
+				return false;
+			*before = lappend(*before, ri);
+		}
+	}
+	return true;
 }
 
 /* ---------------------------------------------------------------------
@@ -256,15 +374,17 @@ query_may_recheck(PlannerInfo *root)
 /*
  * The batched twin of a sequential scan path: the same rows, parallelism
  * and disabled state, and the cost less what batching saves on the rows
- * it scans (rows the path returns over the fraction of the table's rows
- * that pass, for a partial path the share of one process).
+ * that reach the probe (the rows scanned, for a partial path the share of
+ * one process, that pass the quals tested before it).  A serial scan runs
+ * backward too.
  */
 static CustomPath *
-batch_path_from(PlannerInfo *root, RelOptInfo *rel, Path *seqscan, RestrictInfo *probe)
+batch_path_from(PlannerInfo *root, RelOptInfo *rel, Path *seqscan, RestrictInfo *probe,
+				List *before)
 {
 	CustomPath *cpath = makeNode(CustomPath);
 	QualCost	probe_cost;
-	double		scanned;
+	double		probed;
 	double		saved;
 
 	cpath->path.pathtype = T_CustomScan;
@@ -279,17 +399,21 @@ batch_path_from(PlannerInfo *root, RelOptInfo *rel, Path *seqscan, RestrictInfo 
 	path_copy_disabled_nodes(&cpath->path, seqscan);
 
 	cost_qual_eval_node(&probe_cost, (Node *) probe->clause, root);
-	scanned = rel->tuples;
+	probed = rel->tuples;
 	if (rel->rows > 0 && seqscan->parallel_aware)
-		scanned *= Min(1.0, seqscan->rows / rel->rows);
-	saved = scanned * probe_cost.per_tuple * (1.0 - BATCH_PROBE_COST_SHARE);
+		probed *= Min(1.0, seqscan->rows / rel->rows);
+	if (before != NIL)
+		probed *= clauselist_selectivity(root, before, 0, JOIN_INNER, NULL);
+	saved = probed * probe_cost.per_tuple * (1.0 - BATCH_PROBE_COST_SHARE);
 	cpath->path.startup_cost = seqscan->startup_cost + probe_cost.startup;
 	cpath->path.total_cost = Max(cpath->path.startup_cost, seqscan->total_cost - saved);
 
+	if (!seqscan->parallel_aware)
+		cpath->flags |= CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 #ifdef CUSTOMPATH_SUPPORT_PROJECTION
-	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	cpath->flags |= CUSTOMPATH_SUPPORT_PROJECTION;
 #endif
-	cpath->custom_private = list_make1(probe);
+	cpath->custom_private = list_make2(probe, before);
 	cpath->methods = &batch_path_methods;
 	return cpath;
 }
@@ -314,6 +438,7 @@ static void
 batch_scan_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry *rte)
 {
 	RestrictInfo *probe;
+	List	   *before;
 	Path	   *seqscan;
 	Path	   *partial;
 
@@ -326,28 +451,32 @@ batch_scan_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry
 		rte->tablesample != NULL || rel->baserestrictinfo == NIL ||
 		query_may_recheck(root))
 		return;
-	if ((probe = find_probe(rel)) == NULL || !is_heap_table(rte->relid))
+	if ((probe = find_probe(root, rel)) == NULL || !is_heap_table(rte->relid) ||
+		!quals_before_probe(root, rel, probe, &before))
 		return;
 
 	/* both found before add_path, which may free the paths it beats */
 	seqscan = find_seqscan(rel->pathlist);
 	partial = find_seqscan(rel->partial_pathlist);
 	if (seqscan != NULL)
-		add_path(rel, (Path *) batch_path_from(root, rel, seqscan, probe));
+		add_path(rel, (Path *) batch_path_from(root, rel, seqscan, probe, before));
 	if (partial != NULL && partial->parallel_aware)
-		add_partial_path(rel, (Path *) batch_path_from(root, rel, partial, probe));
+		add_partial_path(rel, (Path *) batch_path_from(root, rel, partial, probe, before));
 }
 
 /* ---------------------------------------------------------------------
  * Plan
  *
- * custom_exprs: the filter, the probed column and the whole probe clause
- * (for EXPLAIN), so that setrefs.c fixes the Params and Vars in them.
+ * custom_exprs: the filter, the probed column, the whole probe clause (for
+ * EXPLAIN), then the quals tested before the probe, so that setrefs.c
+ * fixes the Params and Vars in them.  The plan's qual: the quals tested
+ * after it, in the planner's order.
  * --------------------------------------------------------------------- */
 
 #define EXPR_FILTER		0
 #define EXPR_KEY		1
 #define EXPR_PROBE		2
+#define EXPR_BEFORE		3		/* and on: the quals before the probe */
 
 static Node *create_batch_scan_state(CustomScan *cscan);
 
@@ -356,11 +485,19 @@ static const CustomScanMethods batch_scan_methods = {
 	.CreateCustomScanState = create_batch_scan_state,
 };
 
+/* The quals tested before the probe, from the plan. */
+static List *
+plan_quals_before(CustomScan *cscan)
+{
+	return list_copy_tail(cscan->custom_exprs, EXPR_BEFORE);
+}
+
 static Plan *
 plan_batch_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 				List *tlist, List *clauses, List *custom_plans)
 {
 	RestrictInfo *probe = linitial_node(RestrictInfo, best_path->custom_private);
+	List	   *before = lsecond(best_path->custom_private);
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *quals = NIL;
 	ProbeParts	parts;
@@ -369,12 +506,16 @@ plan_batch_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	if (!probe_clause_parts(probe->clause, rel->relid, &parts))
 		elog(ERROR, "batched probe scan: the probe clause is no longer recognized");
 
-	/* the other quals, in the order the planner gave them, run on survivors */
+	cscan->custom_exprs = list_make3(parts.filter, parts.key, probe->clause);
+	foreach(lc, before)
+		cscan->custom_exprs = lappend(cscan->custom_exprs, lfirst_node(RestrictInfo, lc)->clause);
+
+	/* the quals after the probe, in the order the planner gave them */
 	foreach(lc, clauses)
 	{
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 
-		if (ri != probe && !ri->pseudoconstant)
+		if (ri != probe && !ri->pseudoconstant && !list_member_ptr(before, ri))
 			quals = lappend(quals, ri->clause);
 	}
 
@@ -382,7 +523,6 @@ plan_batch_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->scan.plan.qual = quals;
 	cscan->scan.scanrelid = rel->relid;
 	cscan->flags = best_path->flags;
-	cscan->custom_exprs = list_make3(parts.filter, parts.key, probe->clause);
 	cscan->custom_private = list_make1_oid(parts.collation);
 	cscan->methods = &batch_scan_methods;
 	return &cscan->scan.plan;
@@ -390,22 +530,40 @@ plan_batch_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 
 /* ---------------------------------------------------------------------
  * Execution
+ *
+ * Forward, the scan reads a batch: up to BATCH_ROWS rows that pass the
+ * quals tested before the probe (each tested as it is read) into a ring of
+ * slots, hashes their keys and probes them together, then returns the rows
+ * the filter passed one per call, in scan order; the table scan is then
+ * ahead of the row returned by the rest of the batch.  Backward, it first
+ * steps the table scan back to the row returned last, then reads and tests
+ * one row at a time, as the plain scan does.  The row returned is the
+ * node's scan tuple slot until the next call.
  * --------------------------------------------------------------------- */
 
 typedef struct BatchScanState
 {
 	CustomScanState css;
+	ExprState  *quals_before;	/* the quals tested before the probe, or NULL */
 	ExprState  *filter_expr;	/* evaluated once per scan */
 	AttrNumber	key_attno;		/* the probed column */
 	BloomHasher hasher;			/* of the column's type and the collation */
 	MemoryContext filter_cxt;	/* holds the filter; reset per evaluation */
-	const BloomFilter *filter;	/* NULL when the filter is NULL */
-	bool		filter_ready;	/* filter evaluated for this scan */
+	bool		filter_evaluated;	/* filter_value is this scan's filter */
+	bool		filter_isnull;
+	Datum		filter_value;
+	const BloomFilter *filter;	/* filter_value checked and aligned; NULL
+								 * until the first non-NULL key */
 	ParallelTableScanDesc pscan;	/* shared, in a parallel plan */
-	bool		exhausted;		/* the table scan has ended */
+	TupleTableSlot *own_slot;	/* the node's scan slot: a backward read's
+								 * row, or empty */
+	bool		at_end;			/* the last forward read found no row */
+	int64		nread;			/* rows the table scan read for the batch */
 	int			nbatch;			/* rows in the batch */
 	int			next;			/* next row of the batch to look at */
 	TupleTableSlot *slots[BATCH_ROWS];
+	int64		ordinal[BATCH_ROWS];	/* slots[i] holds the batch's
+										 * ordinal[i]-th row read (from 1) */
 	uint64		hashes[BATCH_ROWS];
 	bool		passed[BATCH_ROWS];
 } BatchScanState;
@@ -482,6 +640,8 @@ begin_batch_scan(CustomScanState *node, EState *estate, int eflags)
 #if !PG_CUSTOM_SCAN_HAS_SLOT_OPS
 	use_table_slots(state, estate);
 #endif
+	state->own_slot = node->ss.ss_ScanTupleSlot;
+	state->quals_before = ExecInitQual(plan_quals_before(cscan), &node->ss.ps);
 	state->filter_expr = ExecInitExpr(list_nth(cscan->custom_exprs, EXPR_FILTER),
 									  &node->ss.ps);
 	state->key_attno = key->varattno;
@@ -512,40 +672,50 @@ aligned_filter(const BloomFilter *f)
 }
 
 /*
- * Evaluates the filter for this scan: detoasted, checked and aligned once,
- * and sets up the key's hasher.  Called when the scan has its first row,
- * as the plain scan first calls the probe then: over no rows neither
- * evaluates the filter (its InitPlan does not run) nor meets its errors,
- * and a NULL filter never looks at the key's type.
+ * Evaluates the filter for this scan.  Called at the first row that passes
+ * the quals before the probe, where the plain scan first evaluates the
+ * probe's arguments: when no row does, the filter is never evaluated (its
+ * InitPlan does not run).
  */
 static void
-load_filter(BatchScanState *state)
+evaluate_filter(BatchScanState *state)
 {
 	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
-	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
-	Var		   *key = list_nth_node(Var, cscan->custom_exprs, EXPR_KEY);
 	MemoryContext old;
-	bool		isnull;
-	Datum		value;
 
 	MemoryContextReset(state->filter_cxt);
-	old = MemoryContextSwitchTo(state->filter_cxt);
-	value = ExecEvalExpr(state->filter_expr, econtext, &isnull);
 	state->filter = NULL;
-	if (!isnull)
-	{
-		const BloomFilter *detoasted = filter_from_datum(value, &bloom_type);
-
-		state->filter = aligned_filter(detoasted);
-		/* a detoasted copy copied again would hold memory for the whole scan */
-		if (state->filter != detoasted && (Pointer) detoasted != DatumGetPointer(value))
-			pfree((void *) detoasted);
-	}
+	old = MemoryContextSwitchTo(state->filter_cxt);
+	state->filter_value = ExecEvalExpr(state->filter_expr, econtext, &state->filter_isnull);
 	MemoryContextSwitchTo(old);
-	if (state->filter != NULL && state->hasher.kind == BLOOM_HASH_UNSET)
+	state->filter_evaluated = true;
+}
+
+/*
+ * Sets up the key's hasher and checks the filter, detoasted and aligned
+ * once.  Called at the first non-NULL key a non-NULL filter probes, where
+ * bloom_contains (strict) is first called and meets the same errors in the
+ * same order: a NULL key or filter never needs the key type's hash
+ * function.
+ */
+static void
+prepare_filter(BatchScanState *state)
+{
+	CustomScan *cscan = (CustomScan *) state->css.ss.ps.plan;
+	Var		   *key = list_nth_node(Var, cscan->custom_exprs, EXPR_KEY);
+	const BloomFilter *detoasted;
+	MemoryContext old;
+
+	if (state->hasher.kind == BLOOM_HASH_UNSET)
 		bloom_hasher_init(&state->hasher, key->vartype, linitial_oid(cscan->custom_private),
 						  state->css.ss.ps.state->es_query_cxt);
-	state->filter_ready = true;
+	old = MemoryContextSwitchTo(state->filter_cxt);
+	detoasted = filter_from_datum(state->filter_value, &bloom_type);
+	state->filter = aligned_filter(detoasted);
+	/* a detoasted copy copied again would hold memory for the whole scan */
+	if (state->filter != detoasted && (Pointer) detoasted != DatumGetPointer(state->filter_value))
+		pfree((void *) detoasted);
+	MemoryContextSwitchTo(old);
 }
 
 /* The table scan, started on first use when no parallel scan started it. */
@@ -560,7 +730,29 @@ table_scan(BatchScanState *state)
 	return ss->ss_currentScanDesc;
 }
 
-/* The probed column's hash of a row, or false if it is NULL. */
+/*
+ * True if a row passes the quals the plain scan tests before the probe; a
+ * row that does not counts in "Rows Removed by Filter".
+ */
+static inline bool
+passes_quals_before(BatchScanState *state, TupleTableSlot *slot)
+{
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+
+	if (state->quals_before == NULL)
+		return true;
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = slot;
+	if (ExecQual(state->quals_before, econtext))
+		return true;
+	InstrCountFiltered1(&state->css.ss, 1);
+	return false;
+}
+
+/*
+ * The probed column's hash of a row, or false if it is NULL.  The filter is
+ * not NULL.
+ */
 static inline bool
 key_hash(BatchScanState *state, TupleTableSlot *slot, uint64 *hash)
 {
@@ -569,8 +761,77 @@ key_hash(BatchScanState *state, TupleTableSlot *slot, uint64 *hash)
 
 	if (isnull)
 		return false;
+	if (unlikely(state->filter == NULL))
+		prepare_filter(state);
 	*hash = bloom_hasher_value_hash(&state->hasher, key, state->filter->seed);
 	return true;
+}
+
+/*
+ * The probe of one row, as bloom_contains answers it (NULL counting as
+ * false), hashed in the per-tuple context.
+ */
+static bool
+probe_row(BatchScanState *state, TupleTableSlot *slot)
+{
+	MemoryContext old;
+	uint64		hash;
+	bool		member;
+
+	if (!state->filter_evaluated)
+		evaluate_filter(state);
+	if (state->filter_isnull)
+		return false;
+	old = MemoryContextSwitchTo(state->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
+	member = key_hash(state, slot, &hash) && bf_contains_value(state->filter, hash);
+	MemoryContextSwitchTo(old);
+	return member;
+}
+
+/*
+ * Probes the n rows of the batch together: sets passed[].  Keys are hashed
+ * in the per-tuple context, which ExecScan resets (a type hashed through
+ * fmgr may allocate).
+ */
+static void
+probe_batch(BatchScanState *state, int n)
+{
+	MemoryContext old;
+	bool		nonnull[BATCH_ROWS];
+	int			nkeys = 0;
+	int			npassed = 0;
+
+	if (!state->filter_evaluated)
+		evaluate_filter(state);
+	if (!state->filter_isnull)
+	{
+		old = MemoryContextSwitchTo(state->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
+		for (int i = 0; i < n; i++)
+		{
+			nonnull[i] = key_hash(state, state->slots[i], &state->hashes[i]);
+			if (nonnull[i])
+				nkeys++;
+			else
+				state->hashes[i] = 0;
+		}
+		MemoryContextSwitchTo(old);
+	}
+	if (nkeys == 0)
+	{
+		/* a NULL filter or NULL keys: nothing passes (bloom_contains is strict) */
+		memset(state->passed, 0, n * sizeof(bool));
+		InstrCountFiltered2(&state->css.ss, n);
+		return;
+	}
+	npassed = bf_probe_batch(state->filter, state->hashes, n, state->passed);
+	for (int i = 0; i < n; i++)
+		if (state->passed[i] && !nonnull[i])
+		{
+			/* NULL is never a member (bloom_contains answers NULL) */
+			state->passed[i] = false;
+			npassed--;
+		}
+	InstrCountFiltered2(&state->css.ss, n - npassed);
 }
 
 /*
@@ -593,67 +854,44 @@ read_row(TableScanDesc scan, TupleTableSlot *slot)
 }
 
 /*
- * Reads the next batch of rows and probes them; false at the end of the
- * table.  Keys are hashed in the per-tuple context, which ExecScan resets
- * (a type hashed through fmgr may allocate).
+ * Reads the next batch, the rows that pass the quals before the probe, and
+ * probes it; false at the end of the table.
  */
 static bool
 read_batch(BatchScanState *state)
 {
 	TableScanDesc scan = table_scan(state);
-	MemoryContext old;
-	bool		nonnull[BATCH_ROWS];
 	int			n = 0;
-	int			npassed;
 
 	state->nbatch = 0;
 	state->next = 0;
-	if (state->exhausted)
+	state->nread = 0;
+	if (state->at_end)
 		return false;
-	while (n < BATCH_ROWS && read_row(scan, state->slots[n]))
-		n++;
-	state->exhausted = n < BATCH_ROWS;
+	while (n < BATCH_ROWS)
+	{
+		if (!read_row(scan, state->slots[n]))
+		{
+			state->at_end = true;
+			break;
+		}
+		state->nread++;
+		if (passes_quals_before(state, state->slots[n]))
+			state->ordinal[n++] = state->nread;
+		else
+			CHECK_FOR_INTERRUPTS();
+	}
 	if (n == 0)
 		return false;
-	if (!state->filter_ready)
-		load_filter(state);
-	if (state->filter == NULL)
-	{
-		/* a NULL filter passes nothing (bloom_contains is strict) */
-		memset(state->passed, 0, n * sizeof(bool));
-		InstrCountFiltered2(&state->css.ss, n);
-		state->nbatch = n;
-		return true;
-	}
-
-	old = MemoryContextSwitchTo(state->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
-	for (int i = 0; i < n; i++)
-	{
-		nonnull[i] = key_hash(state, state->slots[i], &state->hashes[i]);
-		if (!nonnull[i])
-			state->hashes[i] = 0;
-	}
-	MemoryContextSwitchTo(old);
-
-	npassed = bf_probe_batch(state->filter, state->hashes, n, state->passed);
-	for (int i = 0; i < n; i++)
-		if (state->passed[i] && !nonnull[i])
-		{
-			/* NULL is never a member (bloom_contains answers NULL) */
-			state->passed[i] = false;
-			npassed--;
-		}
-	InstrCountFiltered2(&state->css.ss, n - npassed);
+	probe_batch(state, n);
 	state->nbatch = n;
 	return true;
 }
 
-/* ExecScan's access method: the next row the filter passed, or NULL. */
+/* The next row of the batches that the filter passed, or NULL at the end. */
 static TupleTableSlot *
-next_passed_row(ScanState *ss)
+next_batched_row(BatchScanState *state)
 {
-	BatchScanState *state = (BatchScanState *) ss;
-
 	for (;;)
 	{
 		while (state->next < state->nbatch)
@@ -669,20 +907,87 @@ next_passed_row(ScanState *ss)
 }
 
 /*
- * ExecScan's recheck (EvalPlanQual): the probe of one row, as
- * bloom_contains answers it.
+ * Steps the table scan back to the row returned last, which a forward read
+ * leaves behind by the rest of the batch, plus one if it met the end of the
+ * table (a heap scan past its end starts a backward read at the last row).
+ * Empties the batch.
+ */
+static void
+step_back_to_current_row(BatchScanState *state, TableScanDesc scan)
+{
+	if (state->nbatch > 0)
+	{
+		int64		steps;
+
+		Assert(state->next > 0);
+		steps = state->nread - state->ordinal[state->next - 1] + (state->at_end ? 1 : 0);
+		while (steps-- > 0)
+			if (!table_scan_getnextslot(scan, BackwardScanDirection, state->own_slot))
+				elog(ERROR, "batched probe scan: the table scan lost its place");
+		for (int i = 0; i < state->nbatch; i++)
+			ExecClearTuple(state->slots[i]);
+	}
+	state->nbatch = 0;
+	state->next = 0;
+	state->nread = 0;
+	state->at_end = false;
+}
+
+/*
+ * The previous row that passes the quals before the probe and the probe,
+ * read backward one row at a time as the plain scan reads it; NULL at the
+ * start of the table.
+ */
+static TupleTableSlot *
+prev_passed_row(BatchScanState *state)
+{
+	TableScanDesc scan = table_scan(state);
+	TupleTableSlot *slot = state->own_slot;
+
+	step_back_to_current_row(state, scan);
+	while (table_scan_getnextslot(scan, BackwardScanDirection, slot))
+	{
+		if (passes_quals_before(state, slot))
+		{
+			if (probe_row(state, slot))
+				return slot;
+			InstrCountFiltered2(&state->css.ss, 1);
+		}
+		CHECK_FOR_INTERRUPTS();
+	}
+	return NULL;
+}
+
+/*
+ * ExecScan's access method: the next row in the executor's direction that
+ * passes the quals before the probe and the probe, or NULL.  The row is
+ * left in the node's scan tuple slot, where WHERE CURRENT OF reads the
+ * cursor's current row (execCurrent.c), and an empty slot at either end.
+ */
+static TupleTableSlot *
+next_passed_row(ScanState *ss)
+{
+	BatchScanState *state = (BatchScanState *) ss;
+	TupleTableSlot *slot;
+
+	if (ScanDirectionIsBackward(ss->ps.state->es_direction))
+		slot = prev_passed_row(state);
+	else
+		slot = next_batched_row(state);
+	ss->ss_ScanTupleSlot = slot != NULL ? slot : ExecClearTuple(state->own_slot);
+	return slot;
+}
+
+/*
+ * ExecScan's recheck (EvalPlanQual): the quals before the probe and the
+ * probe of one row.
  */
 static bool
 recheck_row(ScanState *ss, TupleTableSlot *slot)
 {
 	BatchScanState *state = (BatchScanState *) ss;
-	uint64		hash;
 
-	if (!state->filter_ready)
-		load_filter(state);
-	if (state->filter == NULL || !key_hash(state, slot, &hash))
-		return false;
-	return bf_contains_value(state->filter, hash);
+	return passes_quals_before(state, slot) && probe_row(state, slot);
 }
 
 static TupleTableSlot *
@@ -691,13 +996,23 @@ exec_batch_scan(CustomScanState *node)
 	return ExecScan(&node->ss, next_passed_row, recheck_row);
 }
 
+/* Empties the batch and the scan slot: the scan is on no row. */
+static void
+clear_rows(BatchScanState *state)
+{
+	for (int i = 0; i < BATCH_ROWS; i++)
+		ExecClearTuple(state->slots[i]);
+	state->css.ss.ss_ScanTupleSlot = ExecClearTuple(state->own_slot);
+	state->nbatch = 0;
+	state->next = 0;
+	state->nread = 0;
+	state->at_end = false;
+}
+
 static void
 end_batch_scan(CustomScanState *node)
 {
-	BatchScanState *state = (BatchScanState *) node;
-
-	for (int i = 0; i < BATCH_ROWS; i++)
-		ExecClearTuple(state->slots[i]);
+	clear_rows((BatchScanState *) node);
 	if (node->ss.ss_currentScanDesc != NULL)
 		table_endscan(node->ss.ss_currentScanDesc);
 }
@@ -708,13 +1023,9 @@ rescan_batch_scan(CustomScanState *node)
 {
 	BatchScanState *state = (BatchScanState *) node;
 
-	for (int i = 0; i < BATCH_ROWS; i++)
-		ExecClearTuple(state->slots[i]);
-	state->nbatch = 0;
-	state->next = 0;
-	state->exhausted = false;
+	clear_rows(state);
 	if (node->ss.ps.chgParam != NULL)
-		state->filter_ready = false;
+		state->filter_evaluated = false;
 	if (node->ss.ss_currentScanDesc != NULL)
 		table_rescan(node->ss.ss_currentScanDesc, NULL);
 }
@@ -757,7 +1068,7 @@ initialize_worker_batch_scan(CustomScanState *node, shm_toc *toc, void *coordina
 														   state->pscan);
 }
 
-/* ---- EXPLAIN: the probe, and with ANALYZE the rows it removed ---- */
+/* ---- EXPLAIN: the probe, the quals before it, and with ANALYZE the rows they removed ---- */
 
 static Oid
 operator_namespace(Oid opno)
@@ -824,6 +1135,7 @@ explain_batch_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	Expr	   *probe = list_nth(cscan->custom_exprs, EXPR_PROBE);
 	Node	   *filter = list_nth(cscan->custom_exprs, EXPR_FILTER);
+	List	   *before = plan_quals_before(cscan);
 	List	   *context;
 
 	context = set_deparse_context_plan(es->deparse_cxt, &cscan->scan.plan, ancestors);
@@ -836,11 +1148,20 @@ explain_batch_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	else
 		ExplainPropertyText("Bloom Filter",
 							deparse_expression((Node *) probe, context, es->verbose, false), es);
+	if (before != NIL)
+		ExplainPropertyText("Filter Before Bloom Filter",
+							deparse_expression((Node *) make_ands_explicit(before), context,
+											   es->verbose, false), es);
 	if (es->analyze && node->ss.ps.instrument != NULL)
 	{
 		Instrumentation *instr = node->ss.ps.instrument;
 		double		nloops = instr->nloops;
 
+		/* explain.c shows the rows the quals removed only with a Filter */
+		if (before != NIL && cscan->scan.plan.qual == NIL &&
+			(instr->nfiltered1 > 0 || es->format != EXPLAIN_FORMAT_TEXT))
+			ExplainPropertyFloat("Rows Removed by Filter", NULL,
+								 nloops > 0 ? instr->nfiltered1 / nloops : 0.0, 0, es);
 		ExplainPropertyFloat("Rows Removed by Bloom Filter", NULL,
 							 nloops > 0 ? instr->nfiltered2 / nloops : 0.0, 0, es);
 	}

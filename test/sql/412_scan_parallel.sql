@@ -17,7 +17,9 @@ CREATE TABLE scanp_q (name text, query text);
 INSERT INTO scanp_q VALUES
  ('blocked', 'SELECT id FROM scanp_t WHERE bloom_contains((SELECT blocked FROM scanp_f), k)'),
  ('datasized', $$SELECT id FROM scanp_t WHERE (SELECT datasized FROM scanp_f) @> k AND t LIKE '%7%'$$),
- ('explicit', 'SELECT id FROM scanp_t WHERE k <@ (SELECT explicit FROM scanp_f)');
+ ('explicit', 'SELECT id FROM scanp_t WHERE k <@ (SELECT explicit FROM scanp_f)'),
+ -- a qual tested before the probe, in each process
+ ('qual_first', 'SELECT id FROM scanp_t WHERE id > 15000 AND bloom_contains((SELECT blocked FROM scanp_f), k)');
 CREATE FUNCTION scanp_node(query text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE plan jsonb; node jsonb;
 BEGIN
