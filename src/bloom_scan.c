@@ -569,7 +569,8 @@ key_hash(BatchScanState *state, TupleTableSlot *slot, uint64 *hash)
 
 	if (isnull)
 		return false;
-	*hash = bloom_hasher_value_hash(&state->hasher, key, state->filter->seed);
+	*hash = bloom_hasher_value_hash(&state->hasher, key, state->filter->seed,
+									state->filter->hash_scheme);
 	return true;
 }
 
