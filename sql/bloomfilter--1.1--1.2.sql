@@ -376,3 +376,9 @@ CREATE FUNCTION @extschema@.multibloom_agg_hashed_empty(nattrs integer)
 	AS 'MODULE_PATHNAME', 'multibloom_agg_hashed_empty_datasized' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.multibloom_agg_hashed_empty(integer) IS
 	'multibloom_agg_hashed(hashes) over no rows of nattrs hashes: the empty data-sized filter multibloom_agg gives over no rows';
+
+-- bloom_hash gives the value hash of hash scheme 3, which new filters use:
+-- bigint, timestamps and the other 64-bit types hashed in full beyond 32
+-- bits (the C function is the same; its results change for those values).
+COMMENT ON FUNCTION @extschema@.bloom_hash(anyelement, bigint) IS
+	'64-bit value hash that a new filter with this seed uses for value (hash scheme 3): the extended hash of the type''s default hash operator class, except that bigint, timestamps and the other 64-bit types are hashed in full beyond 32 bits';
