@@ -193,9 +193,13 @@ array_wide_hash(Datum value, Oid collation, uint64 seed)
 	return result;
 }
 
-/* The step hash_range_extended and hash_multirange_extended share. */
+/*
+ * The step hash_range_extended and hash_multirange_extended share; flags
+ * as a 32-bit word as each converts it (a range's char, a multirange's
+ * uint8).
+ */
 static uint64
-bounds_hash(TypeCacheEntry *rngtype, char flags, const RangeBound *lower,
+bounds_hash(TypeCacheEntry *rngtype, uint32 flags, const RangeBound *lower,
 			const RangeBound *upper, uint64 seed)
 {
 	Oid			subtype = rngtype->rngelemtype->type_id;
@@ -203,7 +207,7 @@ bounds_hash(TypeCacheEntry *rngtype, char flags, const RangeBound *lower,
 		? element_hash(subtype, rngtype->rng_collation, lower->val, seed) : 0;
 	uint64		upper_hash = RANGE_HAS_UBOUND(flags)
 		? element_hash(subtype, rngtype->rng_collation, upper->val, seed) : 0;
-	uint64		result = hash_bytes_uint32_extended((uint32) flags, seed);
+	uint64		result = hash_bytes_uint32_extended(flags, seed);
 
 	result ^= lower_hash;
 	result = ROTATE_HIGH_AND_LOW_32BITS(result);
@@ -223,7 +227,7 @@ range_wide_hash(Datum value, uint64 seed)
 	uint64		result;
 
 	range_deserialize(typcache, range, &lower, &upper, &empty);
-	result = bounds_hash(typcache, range_get_flags(range), &lower, &upper, seed);
+	result = bounds_hash(typcache, (uint32) range_get_flags(range), &lower, &upper, seed);
 	if ((Pointer) range != DatumGetPointer(value))
 		pfree(range);
 	return result;
@@ -248,7 +252,7 @@ multirange_wide_hash(Datum value, uint64 seed)
 
 		range_deserialize(rngtype, range, &lower, &upper, &empty);
 		result = (result << 5) - result +
-			bounds_hash(rngtype, range_get_flags(range), &lower, &upper, seed);
+			bounds_hash(rngtype, (uint32) (uint8) range_get_flags(range), &lower, &upper, seed);
 		pfree(range);
 	}
 	if ((Pointer) mr != DatumGetPointer(value))

@@ -365,7 +365,10 @@ bloom_setop(const BloomFilter *a, const BloomFilter *b, bool intersect)
 /*
  * The direct path for an opclass hash function, if there is one.  Decided
  * by the function's OID, so a domain or a binary-compatible type whose
- * opclass uses the same function gets it too, and nothing else does.
+ * opclass uses the same function gets it too, and nothing else does; the
+ * functions that fold 64 bits into 32 (bloom_wide_kind) get the paths that
+ * widen them under hash scheme 3, containers only when their type may hold
+ * such a value (otherwise scheme 3 hashes them as the function does).
  */
 static BloomHashKind
 direct_hash_kind(Oid hash_proc, Oid collation, Oid basetype)
