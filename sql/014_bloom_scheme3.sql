@@ -447,8 +447,16 @@ INSERT INTO stored SELECT 'scan2', bloom_add_all(pg_temp.scheme_as(bloom_empty(1
 INSERT INTO stored SELECT 'scan3', bloom_add_all(bloom_empty(1000, 1e-9), array(SELECT g FROM generate_series(1, 1000) g));
 CREATE FUNCTION pg_temp.scan_rows(name text) RETURNS int[] LANGUAGE sql AS $$
   SELECT array_agg(g ORDER BY g) FROM scan_w WHERE bloom_contains((SELECT f FROM stored s WHERE s.name = scan_rows.name), k) $$;
+CREATE FUNCTION pg_temp.uses_batch_scan(query text) RETURNS bool LANGUAGE plpgsql AS $$
+DECLARE line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+    IF line LIKE '%BloomBatchScan%' THEN RETURN true; END IF;
+  END LOOP;
+  RETURN false;
+END $$;
 SET bloomfilter.enable_batch_scan = on;
-EXPLAIN (COSTS OFF) SELECT g FROM scan_w WHERE bloom_contains((SELECT f FROM stored WHERE name = 'scan2'), k);
+SELECT pg_temp.uses_batch_scan($q$SELECT g FROM scan_w WHERE bloom_contains((SELECT f FROM stored WHERE name = 'scan2'), k)$q$) AS batched;
 CREATE TEMP TABLE scan_on AS SELECT name, pg_temp.scan_rows(name) AS rows_ FROM (VALUES ('scan2'), ('scan3')) v(name);
 SET bloomfilter.enable_batch_scan = off;
 SELECT name, cardinality(rows_) AS rows_found, rows_ = pg_temp.scan_rows(name) AS same_rows,
