@@ -397,3 +397,9 @@ CREATE FUNCTION @extschema@.bloom_contains_typed(f @extschema@.bloom, value anye
 	SUPPORT @extschema@.bloom_contains_typed_support;
 COMMENT ON FUNCTION @extschema@.bloom_contains_typed(@extschema@.bloom, anyelement, text, text, text) IS
 	'bloom_contains(f, value) where value is what a server declaring it as declared_type (format_type''s name with the typmod, schema-qualified), declared_collation ('''' or a nondeterministic collation''s qualified name) and declared_encoding (its database encoding) sees; true where the value may differ';
+
+-- bloom_hash gives the value hash of hash scheme 3, which new filters use:
+-- bigint, timestamps and the other 64-bit types hashed in full beyond 32
+-- bits (the C function is the same; its results change for those values).
+COMMENT ON FUNCTION @extschema@.bloom_hash(anyelement, bigint) IS
+	'64-bit value hash that a new filter with this seed uses for value (hash scheme 3): the extended hash of the type''s default hash operator class, except that bigint, timestamps and the other 64-bit types are hashed in full beyond 32 bits';

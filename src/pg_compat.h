@@ -76,4 +76,18 @@
  */
 #define PG_CUSTOM_SCAN_HAS_SLOT_OPS	(PG_VERSION_NUM >= 160000)
 
+/*
+ * Extended hash functions that are hashint8extended under another name:
+ * PostgreSQL 18 gave timestamptz and xid8 their own (before, their
+ * opclasses named timestamp_hash_extended and hashint8extended).  InvalidOid
+ * where a major has none, so a comparison with it is false.
+ */
+#if PG_VERSION_NUM >= 180000
+#define BF_F_TIMESTAMPTZ_HASH_EXTENDED	F_TIMESTAMPTZ_HASH_EXTENDED
+#define BF_F_HASHXID8EXTENDED			F_HASHXID8EXTENDED
+#else
+#define BF_F_TIMESTAMPTZ_HASH_EXTENDED	InvalidOid
+#define BF_F_HASHXID8EXTENDED			InvalidOid
+#endif
+
 #endif							/* BLOOMFILTER_PG_COMPAT_H */

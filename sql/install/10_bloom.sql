@@ -159,12 +159,13 @@ COMMENT ON FUNCTION @extschema@.bloom_matrix_ties(@extschema@.bloom) IS
 
 -- ---- the value hash ----
 
--- The hash a filter with this seed uses for a value (src/bloom_hashfn.c).
+-- The value hash a new filter (hash scheme 3) with this seed uses for a
+-- value (src/bloom_hashfn.c).
 CREATE FUNCTION @extschema@.bloom_hash(value anyelement, seed bigint DEFAULT 0)
 	RETURNS bigint
 	AS 'MODULE_PATHNAME', 'bloom_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.bloom_hash(anyelement, bigint) IS
-	'64-bit hash that a filter with this seed uses for value: the extended hash of the type''s default hash operator class';
+	'64-bit value hash that a new filter with this seed uses for value (hash scheme 3): the extended hash of the type''s default hash operator class, except that bigint, timestamps and the other 64-bit types are hashed in full beyond 32 bits';
 
 
 -- ---- the probe the automatic semijoin prefilter ships ----

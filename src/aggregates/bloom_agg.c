@@ -127,9 +127,13 @@ bloom_agg_datasized_trans(PG_FUNCTION_ARGS)
 	{
 		FilterCallCache *cache = bloom_call_cache(fcinfo, 1);
 
-		/* the raw hash with seed 0: the final filter derives its bits from it */
+		/*
+		 * the raw hash with seed 0, of the scheme the final filter is
+		 * written under: it derives its bits from it
+		 */
 		hc_add1(state->hashes,
-				bloom_hasher_value_hash(&cache->hashers[0], PG_GETARG_DATUM(1), 0));
+				bloom_hasher_value_hash(&cache->hashers[0], PG_GETARG_DATUM(1), 0,
+										BLOOM_HASH_SCHEME_NEWEST));
 		state->rows++;
 	}
 	PG_RETURN_POINTER(state);
@@ -144,13 +148,14 @@ build_from_record(const uint64 *rec, void *arg)
 
 /*
  * The data-sized filter of a set of distinct value hashes (NULL: none),
- * with this seed and no insert count: up to BLOOM_EXPLICIT_MAX of them, the
+ * with this seed, under the hash scheme they were computed for (the newest
+ * for bloom_agg), and no insert count: up to BLOOM_EXPLICIT_MAX of them, the
  * list itself; beyond, the bit array sized for their exact count, every
  * hash inserted.  The result depends only on the set, so a parallel plan
  * gives the serial plan's filter.
  */
 static BloomFilter *
-collected_filter(HashCollector *hashes, uint64 seed)
+collected_filter(HashCollector *hashes, uint64 seed, uint8 scheme)
 {
 	uint64		ndistinct = hashes ? hc_count(hashes) : 0;
 	BloomShape	shape;
@@ -164,6 +169,7 @@ collected_filter(HashCollector *hashes, uint64 seed)
 				 errmsg("bloom_agg cannot size a filter: %s", errbuf),
 				 errhint("Give a capacity and a false-positive probability: bloom_agg(value, capacity, fpp).")));
 	f = bloom_alloc(&shape);
+	f->hash_scheme = scheme;
 	f->flags |= BLOOM_FLAG_AUTOSIZED;
 	if (hashes)
 	{
@@ -182,7 +188,7 @@ collected_filter(HashCollector *hashes, uint64 seed)
 static BloomFilter *
 datasized_result(BloomAggState *state)
 {
-	BloomFilter *f = collected_filter(state ? state->hashes : NULL, 0);
+	BloomFilter *f = collected_filter(state ? state->hashes : NULL, 0, BLOOM_HASH_SCHEME_NEWEST);
 
 	if (state)
 		f->inserted = state->rows;
@@ -409,7 +415,7 @@ bloom_agg_fixed_trans(PG_FUNCTION_ARGS)
 
 		bf_inserter_add(&state->inserter, state->filter,
 						bloom_hasher_hash(&cache->hashers[0], PG_GETARG_DATUM(1),
-										   state->filter->seed));
+										  state->filter->seed, state->filter->hash_scheme));
 	}
 	PG_RETURN_POINTER(state);
 }
@@ -898,7 +904,8 @@ union_result(SetOpState *state)
 	}
 	else
 	{
-		f = collected_filter(state->listed, state->list->seed);
+		f = collected_filter(state->listed, state->list->seed,
+							 bf_scheme_for_values_of(state->list->hash_scheme));
 		if (state->bits)
 			f->inserted = state->bits->inserted;
 	}

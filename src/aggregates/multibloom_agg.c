@@ -122,7 +122,8 @@ multibloom_agg_fixed_trans(PG_FUNCTION_ARGS)
 
 	state = fixed_state_for_row(fcinfo, state,
 								state ? 0 : multibloom_row_width(fcinfo, cache, 3), aggcxt);
-	multibloom_read_row(fcinfo, cache, 3, state->mb->nattrs, "multibloom_agg_fixed", &row);
+	multibloom_read_row(fcinfo, cache, 3, state->mb->nattrs, mbf_hash_scheme(state->mb),
+						"multibloom_agg_fixed", &row);
 	mbf_add_row(state->mb, row.hashes, row.isnull);
 	PG_RETURN_POINTER(state);
 }
@@ -384,7 +385,9 @@ multibloom_agg_datasized_trans(PG_FUNCTION_ARGS)
 		multibloom_check_nattrs(nattrs);
 		state = new_datasized_state(aggcxt, nattrs, fcinfo);
 	}
-	multibloom_read_row(fcinfo, cache, 1, state->nattrs, "multibloom_agg", &row);
+	/* the hashes of the scheme the final filter is written under */
+	multibloom_read_row(fcinfo, cache, 1, state->nattrs, BLOOM_HASH_SCHEME_NEWEST,
+						"multibloom_agg", &row);
 	datasized_add_row(state, &row);
 	PG_RETURN_POINTER(state);
 }

@@ -40,11 +40,21 @@
 #define BLOOM_LAYOUT_EXPLICIT	3
 
 /*
- * Hash schemes: how a value's positions come from its hash.  Both start from
- * the type's extended hash (seeded with the filter's seed) and the two words
- * of bf_hash_derive; they differ in how the k positions are drawn from them
- * (BfProbe below).  Filters record their scheme; bf_init writes the newest,
- * and a stored filter keeps its own for every later insert and probe.
+ * Hash schemes: how a value's hash and its positions are computed.  Filters
+ * record their scheme; bf_init writes the newest, and a stored filter keeps
+ * its own for every later insert and probe.
+ *
+ * The value hash (what bloom_hash returns, what explicit lists hold):
+ * schemes 1 and 2 use the type's extended hash (seeded with the filter's
+ * seed).  For bigint and the types whose extended hash reuses hashint8extended
+ * (timestamps, time, pg_lsn, xid8, interval's span, ...) that function
+ * folds the high 32 bits into the low 32 before hashing, so any two such
+ * values collide with probability 2^-32.  Scheme 3 keeps every other type's
+ * hash and hashes those 64-bit quantities with bf_hash_wide64 when they do
+ * not fit in 32 bits (bf_hash_wide_needed); see doc/format.md.
+ *
+ * The positions: two words from the value hash (bf_hash_derive), then k
+ * positions from them (BfProbe below):
  *
  * Scheme 1: enhanced double hashing, x_i = h1 + i*h2 + i(i-1)(i-2)/6.  Its
  * positions are not independent: values whose h2 is close to a rational
@@ -53,11 +63,50 @@
  * bf_scheme1_floor(fill, k) / m under the rate whatever k is (scheme1.h,
  * doc/guarantees.md).  Kept for stored filters.
  *
- * Scheme 2: k independent 64-bit words, bf_position_word(h, i).
+ * Schemes 2 and 3: k independent 64-bit words, bf_position_word(h, i).
  */
 #define BLOOM_HASH_SCHEME_DOUBLE_HASHING		1
 #define BLOOM_HASH_SCHEME_INDEPENDENT_WORDS		2
-#define BLOOM_HASH_SCHEME_NEWEST	BLOOM_HASH_SCHEME_INDEPENDENT_WORDS
+#define BLOOM_HASH_SCHEME_WIDE_VALUES			3
+#define BLOOM_HASH_SCHEME_NEWEST	BLOOM_HASH_SCHEME_WIDE_VALUES
+
+/* True for a scheme this version reads. */
+static inline bool
+bf_scheme_known(unsigned scheme)
+{
+	return scheme >= BLOOM_HASH_SCHEME_DOUBLE_HASHING &&
+		scheme <= BLOOM_HASH_SCHEME_NEWEST;
+}
+
+/* Positions from independent words (schemes 2 and 3), not double hashing. */
+static inline bool
+bf_scheme_independent(unsigned scheme)
+{
+	return scheme != BLOOM_HASH_SCHEME_DOUBLE_HASHING;
+}
+
+/*
+ * True if the scheme hashes 64-bit quantities in full (scheme 3): its value
+ * hashes differ from schemes 1 and 2 for such values beyond 32 bits, so its
+ * lists and bits do not combine with theirs.
+ */
+static inline bool
+bf_scheme_wide(unsigned scheme)
+{
+	return scheme >= BLOOM_HASH_SCHEME_WIDE_VALUES;
+}
+
+/*
+ * The scheme a filter built from value hashes of this scheme's kind gets
+ * (a merged list, the bit array a list becomes): the newest scheme that
+ * hashes values the same way.
+ */
+static inline uint8_t
+bf_scheme_for_values_of(unsigned scheme)
+{
+	return bf_scheme_wide(scheme) ? BLOOM_HASH_SCHEME_WIDE_VALUES
+		: BLOOM_HASH_SCHEME_INDEPENDENT_WORDS;
+}
 
 /* Flags (header byte 3).  Unknown flags are rejected by readers. */
 #define BLOOM_FLAG_AUTOSIZED	0x01	/* built by a sizing aggregate */
@@ -222,6 +271,97 @@ bf_hash_derive(uint64_t value_hash)
 	return h;
 }
 
+/* ---- the value hash of wide integers, scheme 3 (doc/format.md) ---- */
+
+/*
+ * The key bf_hash_wide64 xors with the seed: any fixed odd constant, so
+ * that seed 0 does not leave the first step the bare finalizer.
+ */
+#define BF_WIDE_KEY		UINT64_C(0x2545f4914f6cdd1d)
+
+/*
+ * True if v needs the wide hash under scheme 3: it does not fit in a signed
+ * 32-bit integer.  Values that fit keep the type's own hash, which for them
+ * is PostgreSQL's hash_bytes_uint32_extended((uint32) v, seed), so int2,
+ * int4 and int8 still hash alike.
+ */
+static inline bool
+bf_hash_wide_needed(int64_t v)
+{
+	return v < INT32_MIN || v > INT32_MAX;
+}
+
+/*
+ * Scheme 3's hash of a 64-bit quantity v beyond 32 bits (a bigint, a
+ * timestamp's microseconds, ...), with the filter's seed: two rounds of
+ * bf_mix64 keyed by k = seed XOR BF_WIDE_KEY,
+ *   mix(mix(v XOR k) + k)   (mod 2^64).
+ * Each step is a bijection, so two different v never collide under one
+ * seed; the key enters twice, so the hashes under two seeds (multibloom's
+ * attributes) are unrelated functions of v.
+ */
+static inline uint64_t
+bf_hash_wide64(uint64_t v, uint64_t seed)
+{
+	uint64_t	k = seed ^ BF_WIDE_KEY;
+
+	return bf_mix64(bf_mix64(v ^ k) + k);
+}
+
+/* A signed 128-bit integer: hi * 2^64 + lo, two's complement. */
+typedef struct BfInt128
+{
+	int64_t		hi;
+	uint64_t	lo;
+} BfInt128;
+
+/* a * b + c exactly, in plain 64-bit arithmetic (interval spans). */
+static inline BfInt128
+bf_int128_mul_add(int64_t a, int64_t b, int64_t c)
+{
+	uint64_t	ua = a < 0 ? -(uint64_t) a : (uint64_t) a,
+				ub = b < 0 ? -(uint64_t) b : (uint64_t) b;
+	uint64_t	al = ua & 0xffffffffu,
+				ah = ua >> 32,
+				bl = ub & 0xffffffffu,
+				bh = ub >> 32;
+	uint64_t	ll = al * bl,
+				lh = al * bh,
+				hl = ah * bl;
+	uint64_t	mid = (ll >> 32) + (lh & 0xffffffffu) + (hl & 0xffffffffu);
+	uint64_t	lo = (mid << 32) | (ll & 0xffffffffu);
+	uint64_t	hi = ah * bh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+	uint64_t	sum;
+	BfInt128	r;
+
+	if ((a < 0) != (b < 0))
+	{
+		/* -(hi:lo): complement both words, add one with its carry */
+		lo = ~lo + 1;
+		hi = ~hi + (lo == 0);
+	}
+	sum = lo + (uint64_t) c;
+	hi += (c < 0 ? UINT64_MAX : 0) + (sum < lo);
+	r.hi = (int64_t) hi;
+	r.lo = sum;
+	return r;
+}
+
+/*
+ * Scheme 3's hash of a quantity of up to 128 bits beyond 32 bits (an
+ * interval's span): within 64 bits, bf_hash_wide64 of it; beyond, the low
+ * word hashed with the hash of the high word as its seed.
+ */
+static inline uint64_t
+bf_hash_wide128(BfInt128 v, uint64_t seed)
+{
+	int64_t		sign = (v.lo >> 63) ? -1 : 0;
+
+	if (v.hi == sign)
+		return bf_hash_wide64(v.lo, seed);
+	return bf_hash_wide64(v.lo, bf_hash_wide64((uint64_t) v.hi, seed));
+}
+
 /* Maps a uniform 64-bit x onto [0, n) without division (Lemire). */
 static inline uint64_t
 bf_reduce(uint64_t x, uint64_t n)
@@ -240,7 +380,7 @@ bf_reduce(uint64_t x, uint64_t n)
 #endif
 }
 
-/* Scheme 2: the i-th of a value's independent 64-bit words. */
+/* Schemes 2 and 3: the i-th of a value's independent 64-bit words. */
 static inline uint64_t
 bf_position_word(BloomHash h, uint32_t i)
 {
@@ -252,12 +392,12 @@ bf_position_word(BloomHash h, uint32_t i)
  * classic layout's positions in the whole filter and the matrix layout's in
  * a row.  Use: bf_probe_start with the filter's hash scheme, then
  * bf_probe_next(&p, n) once per hash function.  Position i is
- *   scheme 2: bf_reduce(bf_position_word(h, i), n);
+ *   schemes 2, 3: bf_reduce(bf_position_word(h, i), n);
  *   scheme 1: bf_reduce(h1 + i*h2 + i(i-1)(i-2)/6, n), enhanced double
  *             hashing (Dillinger & Manolios), kept for stored filters.
- * Under both, the words do not depend on n, so a filter of 2^j times the
- * bits folds onto this one (filter.h, bf_fold).  Scheme 2 costs one
- * bf_mix64 per position, a few cycles beside the memory access.
+ * Under every scheme the words do not depend on n, so a filter of 2^j times
+ * the bits folds onto this one (filter.h, bf_fold).  Independent words cost
+ * one bf_mix64 per position, a few cycles beside the memory access.
  */
 typedef struct BfProbe
 {
@@ -265,13 +405,13 @@ typedef struct BfProbe
 	uint64_t	x;				/* scheme 1: h1 + i*h2 + i(i-1)(i-2)/6 */
 	uint64_t	y;				/* scheme 1: h2 + i(i-1)/2 */
 	uint32_t	i;
-	bool		independent;	/* scheme 2 */
+	bool		independent;	/* schemes 2 and 3 */
 } BfProbe;
 
 static inline BfProbe
 bf_probe_start(BloomHash h, uint8_t scheme)
 {
-	BfProbe		p = {h, h.h1, h.h2, 0, scheme == BLOOM_HASH_SCHEME_INDEPENDENT_WORDS};
+	BfProbe		p = {h, h.h1, h.h2, 0, bf_scheme_independent(scheme)};
 
 	return p;
 }

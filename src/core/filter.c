@@ -462,14 +462,27 @@ empty_datasized(const BloomFilter *f)
 
 /*
  * Data-sized filters of one seed that combine whatever their sizes and
- * hash schemes: a list holds value hashes, not positions, and an empty
- * filter holds nothing.
+ * position schemes: a list holds value hashes, not positions, and an empty
+ * filter holds nothing.  (Their value hashes must agree: same_value_hashes.)
  */
 static bool
 datasized_pair(const BloomFilter *a, const BloomFilter *b)
 {
 	return bf_is_datasized(a) && bf_is_datasized(b) && a->seed == b->seed &&
 		(bf_is_explicit(a) || bf_is_explicit(b) || bf_is_empty(a) || bf_is_empty(b));
+}
+
+/*
+ * Filters whose value hashes agree: both of schemes 1 and 2 (the type's
+ * extended hash), or both of scheme 3 (the wide hash), so that the lists
+ * and bits of one mean the same values in the other.  Empty filters too,
+ * so that a set operation never depends on whether an operand happens to
+ * be empty (nor an aggregate on the order of its rows).
+ */
+static bool
+same_value_hashes(const BloomFilter *a, const BloomFilter *b)
+{
+	return bf_scheme_wide(a->hash_scheme) == bf_scheme_wide(b->hash_scheme);
 }
 
 bool
@@ -480,6 +493,13 @@ bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
 	char		da[160],
 				db[160];
 
+	if (!same_value_hashes(a, b))
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "first filter uses hash scheme %u, second hash scheme %u: some values have different hashes under each",
+				 (unsigned) a->hash_scheme, (unsigned) b->hash_scheme);
+		return false;
+	}
 	if (bits_compatible(a, b) || datasized_pair(a, b))
 		return true;
 	if (!bf_is_explicit(a) && !bf_is_explicit(b))
@@ -635,6 +655,18 @@ combined_inserted(const BloomFilter *a, const BloomFilter *b, bool intersect)
 	return bf_add_saturating(a->inserted, b->inserted);
 }
 
+/*
+ * The scheme of a new filter holding the hashes of two lists (of one kind
+ * of value hash): the newest that hashes values as they do.  Lists of
+ * schemes 1 and 2 hold the same hashes, and what they become is scheme 2
+ * as before.
+ */
+static uint8_t
+merged_scheme(const BloomFilter *a)
+{
+	return bf_scheme_for_values_of(a->hash_scheme);
+}
+
 void
 bf_setop_build(BloomFilter *dst, const BloomFilter *a, const BloomFilter *b,
 			   const BfSetop *op)
@@ -673,6 +705,7 @@ bf_setop_build(BloomFilter *dst, const BloomFilter *a, const BloomFilter *b,
 			break;
 		case BF_SETOP_MERGE_LISTS:
 			bf_init(dst, &op->shape);
+			dst->hash_scheme = merged_scheme(a);
 			bf_builder_start(&builder, dst);
 			merge = bf_list_merge_start(a->words, bf_explicit_count(a),
 										b->words, bf_explicit_count(b));
@@ -682,6 +715,7 @@ bf_setop_build(BloomFilter *dst, const BloomFilter *a, const BloomFilter *b,
 			break;
 		case BF_SETOP_FILTER_LIST:
 			bf_init(dst, &op->shape);
+			dst->hash_scheme = merged_scheme(base);
 			for (uint64_t i = 0; i < bf_explicit_count(base) && count < op->count; i++)
 				if (bf_contains_value(other, base->words[i]))
 					dst->words[count++] = base->words[i];

@@ -195,12 +195,14 @@ extern void bf_builder_finish(BfBuilder *b);
 
 /*
  * True if a and b can be united or intersected; otherwise false and errbuf
- * says why: different hash schemes of two bit arrays (checked first: the
- * same value has other positions under each, so no size or shape makes
- * them combine), or different shapes, naming both.  Bit arrays combine when
- * their shapes are equal or fold (bf_foldable).  Data-sized filters of the
- * same seed also combine whatever their sizes and schemes when one of them
- * is a list (value hashes, not positions) or empty.
+ * says why: value hashes of scheme 3 against those of schemes 1 and 2
+ * (lists included: some values hash differently), different hash schemes
+ * of two bit arrays (the same value has other positions under each, so no
+ * size or shape makes them combine), or different shapes, naming both.  Bit
+ * arrays combine when their shapes are equal or fold (bf_foldable).
+ * Data-sized filters of the same seed also combine whatever their sizes and
+ * position schemes (1 or 2) when one of them is a list (value hashes, not
+ * positions) or empty.
  */
 extern bool bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf);
 

@@ -96,7 +96,7 @@ position_word(BloomHash h, bool independent, uint32_t j, uint64_t x)
 static inline bool
 walk_positions(uint64_t *block, BloomHash h, uint32_t k, uint8_t scheme, bool insert)
 {
-	bool		independent = scheme == BLOOM_HASH_SCHEME_INDEPENDENT_WORDS;
+	bool		independent = bf_scheme_independent(scheme);
 	uint64_t	x = 0;
 	bool		changed = false;
 	uint32_t	i = 0;

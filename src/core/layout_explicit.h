@@ -15,7 +15,10 @@
  *	  bit words: nbits is 64 times the number of hashes (0 when empty),
  *	  nhashes, rows and locators are 0, and the hashes are ascending and
  *	  distinct as unsigned 64-bit numbers (doc/format.md).  The list holds
- *	  value hashes, not positions, so it is the same under every hash scheme.
+ *	  value hashes, not positions: the same under hash schemes 1 and 2 (the
+ *	  type's extended hash), while scheme 3 hashes 64-bit quantities beyond
+ *	  32 bits in full (bf_base.h), so the header's scheme says which hashes
+ *	  a list holds.
  *
  *	  Not a layout of the bit-array table in filter.c: bf_insert, bf_query
  *	  and bf_prefetch, which take derived words, do not apply.  Callers go

@@ -428,6 +428,24 @@ container_check(uint8_t version, uint8_t nattrs, uint8_t flags, uint8_t reserved
 	return true;
 }
 
+/*
+ * The scheme rule: every part is written under one hash scheme, so an
+ * attribute's value hash is the same for its part and for the whole row's
+ * chain (scheme 3 hashes some values differently from schemes 1 and 2).
+ */
+static bool
+scheme_check(uint8_t scheme, uint8_t first, int i, int nattrs, char *errbuf)
+{
+	char		name[32];
+
+	if (scheme == first)
+		return true;
+	part_name(i, nattrs, name, sizeof(name));
+	snprintf(errbuf, BLOOM_ERRBUF_SIZE, "%s has hash scheme %u, the first part %u",
+			 name, (unsigned) scheme, (unsigned) first);
+	return false;
+}
+
 /* The seed rule: parts are independent only with their own seeds. */
 static bool
 seed_check(uint64_t seed, int i, int nattrs, char *errbuf)
@@ -493,7 +511,9 @@ mbf_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *err
 			return false;
 		}
 		if (!seed_check(bf_wire_seed(buf + pos), i, nattrs, errbuf) ||
-			!part_layout_check(buf[pos + BF_WIRE_LAYOUT], i, nattrs, errbuf))
+			!part_layout_check(buf[pos + BF_WIRE_LAYOUT], i, nattrs, errbuf) ||
+			!scheme_check(buf[pos + BF_WIRE_SCHEME], buf[wire_header_bytes(nattrs) + BF_WIRE_SCHEME],
+						  i, nattrs, errbuf))
 			return false;
 		pos += part_len;
 		/* each part_struct is below 1 GB, at most 33 of them: no overflow */
@@ -597,7 +617,9 @@ mbf_struct_check(const MultiBloom *mb, uint64_t size, char *errbuf)
 			return false;
 		}
 		if (!seed_check(mbf_part_c(mb, i)->seed, i, nattrs, errbuf) ||
-			!part_layout_check(mbf_part_c(mb, i)->layout, i, nattrs, errbuf))
+			!part_layout_check(mbf_part_c(mb, i)->layout, i, nattrs, errbuf) ||
+			!scheme_check(mbf_part_c(mb, i)->hash_scheme, mbf_part_c(mb, 0)->hash_scheme,
+						  i, nattrs, errbuf))
 			return false;
 		expect = end;
 	}

@@ -95,6 +95,16 @@ mbf_verify_part(const MultiBloom *mb)
 	return mbf_part_c(mb, mb->nattrs);
 }
 
+/*
+ * The hash scheme of the value: every part's (readers check that they
+ * agree), so an attribute is hashed once, for its part and for the row.
+ */
+static inline uint8_t
+mbf_hash_scheme(const MultiBloom *mb)
+{
+	return mbf_part_c(mb, 0)->hash_scheme;
+}
+
 /* Bytes of part i, from the offsets. */
 static inline uint64_t
 mbf_part_bytes(const MultiBloom *mb, uint64_t total_bytes, int i)

@@ -71,12 +71,11 @@ header_check(uint8_t version, uint8_t scheme, uint8_t flags,
 				 (unsigned) version, BLOOM_FORMAT_VERSION);
 		return false;
 	}
-	if (scheme != BLOOM_HASH_SCHEME_DOUBLE_HASHING &&
-		scheme != BLOOM_HASH_SCHEME_INDEPENDENT_WORDS)
+	if (!bf_scheme_known(scheme))
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
-				 "unknown hash scheme %u (this version reads schemes 1 and 2)",
-				 (unsigned) scheme);
+				 "unknown hash scheme %u (this version reads schemes 1 to %d)",
+				 (unsigned) scheme, BLOOM_HASH_SCHEME_NEWEST);
 		return false;
 	}
 	if (flags & ~BLOOM_KNOWN_FLAGS)

@@ -763,7 +763,8 @@ key_hash(BatchScanState *state, TupleTableSlot *slot, uint64 *hash)
 		return false;
 	if (unlikely(state->filter == NULL))
 		prepare_filter(state);
-	*hash = bloom_hasher_value_hash(&state->hasher, key, state->filter->seed);
+	*hash = bloom_hasher_value_hash(&state->hasher, key, state->filter->seed,
+									state->filter->hash_scheme);
 	return true;
 }
 

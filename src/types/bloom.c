@@ -146,6 +146,8 @@ add_to_list(const BloomFilter *f, const uint64 *hashes, uint64 n, uint64 values)
 	added = (BloomFilter *) palloc0((Size) bf_shape_bytes(&shape));
 	SET_VARSIZE(added, bf_shape_bytes(&shape));
 	bf_init(added, &shape);
+	/* the hashes were computed under f's scheme */
+	added->hash_scheme = f->hash_scheme;
 	added->flags = BLOOM_FLAG_AUTOSIZED;
 	added->inserted = values;
 	memcpy(added->words, hashes, sizeof(uint64) * n);
@@ -170,7 +172,8 @@ bloom_add(PG_FUNCTION_ARGS)
 
 	cache = bloom_call_cache(fcinfo, 1);
 	in = PG_GETARG_BLOOM(0);
-	hash = bloom_hasher_value_hash(&cache->hashers[0], PG_GETARG_DATUM(1), in->seed);
+	hash = bloom_hasher_value_hash(&cache->hashers[0], PG_GETARG_DATUM(1), in->seed,
+								   in->hash_scheme);
 	if (bf_is_explicit(in))
 		PG_RETURN_BLOOM(add_to_list(in, &hash, 1, 1));
 	f = filter_copy(in);
@@ -252,7 +255,7 @@ bloom_add_all(PG_FUNCTION_ARGS)
 
 		for (int i = 0; i < nitems; i++, p += cache->elemlen)
 			sink_add(&sink, bloom_hasher_value_hash(hasher, fetch_att(p, true, cache->elemlen),
-													in->seed));
+													in->seed, in->hash_scheme));
 	}
 	else
 	{
@@ -263,7 +266,8 @@ bloom_add_all(PG_FUNCTION_ARGS)
 		while (array_iterate(it, &elem, &isnull))
 		{
 			if (!isnull)
-				sink_add(&sink, bloom_hasher_value_hash(hasher, elem, in->seed));
+				sink_add(&sink, bloom_hasher_value_hash(hasher, elem, in->seed,
+														in->hash_scheme));
 		}
 		array_free_iterator(it);
 	}
@@ -287,7 +291,7 @@ contains(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 
 	return bf_contains_value(f, bloom_hasher_value_hash(&cache->hashers[0],
 														PG_GETARG_DATUM(value_argno),
-														f->seed));
+														f->seed, f->hash_scheme));
 }
 
 Datum

@@ -278,13 +278,20 @@ bloom_check_compatible(const BloomFilter *a, const BloomFilter *b, const char *o
 
 	if (bf_compatible(a, b, errbuf))
 		return;
-	/* two bit arrays: lists and empty data-sized filters have no positions */
-	if (a->hash_scheme != b->hash_scheme && !bf_is_explicit(a) && !bf_is_explicit(b))
+	/*
+	 * scheme 3 against 1 or 2, lists included (their hashes differ for
+	 * wide values); or two bit arrays of schemes 1 and 2 (lists have no
+	 * positions)
+	 */
+	if (bf_scheme_wide(a->hash_scheme) != bf_scheme_wide(b->hash_scheme) ||
+		(a->hash_scheme != b->hash_scheme && !bf_is_explicit(a) && !bf_is_explicit(b)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot %s bloom filters of different hash schemes (%d and %d)",
 						operation, a->hash_scheme, b->hash_scheme),
-				 errdetail("A value has other positions under each scheme, so the bits of one mean nothing to the other."),
+				 bf_scheme_wide(a->hash_scheme) != bf_scheme_wide(b->hash_scheme)
+				 ? errdetail("Hash scheme 3 hashes bigint, timestamps and the other 64-bit types in full, schemes 1 and 2 through 32 bits, so the hashes and bits of one mean nothing to the other.")
+				 : errdetail("A value has other positions under each scheme, so the bits of one mean nothing to the other."),
 				 errhint("Rebuild the older (scheme %d) filter from its data, e.g. with bloom_agg or bloom_summary_refresh: new filters use hash scheme %d.",
 						 Min(a->hash_scheme, b->hash_scheme), BLOOM_HASH_SCHEME_NEWEST)));
 	ereport(ERROR,
@@ -336,19 +343,36 @@ bloom_setop(const BloomFilter *a, const BloomFilter *b, bool intersect)
 /*
  * The direct path for an opclass hash function, if there is one.  Decided
  * by the function's OID, so a domain or a binary-compatible type whose
- * opclass uses the same function gets it too, and nothing else does.
+ * opclass uses the same function gets it too, and nothing else does; the
+ * functions that fold 64 bits into 32 (bloom_wide_kind) get the paths that
+ * widen them under hash scheme 3, containers only when their type may hold
+ * such a value (otherwise scheme 3 hashes them as the function does).
  */
 static BloomHashKind
-direct_hash_kind(Oid hash_proc, Oid collation)
+direct_hash_kind(Oid hash_proc, Oid collation, Oid basetype)
 {
+	switch (bloom_wide_kind(hash_proc))
+	{
+		case WIDE_INT64:
+			return BLOOM_HASH_INT8;
+		case WIDE_INTERVAL:
+		case WIDE_TIMETZ:
+			return BLOOM_HASH_WIDENED;
+		case WIDE_ARRAY:
+		case WIDE_RANGE:
+		case WIDE_MULTIRANGE:
+		case WIDE_RECORD:
+			/* a container of types hashed as they are: the function itself */
+			return bloom_type_widened(basetype) ? BLOOM_HASH_WIDENED : BLOOM_HASH_FMGR;
+		case WIDE_NONE:
+			break;
+	}
 	switch (hash_proc)
 	{
 		case F_HASHINT2EXTENDED:
 			return BLOOM_HASH_INT2;
 		case F_HASHINT4EXTENDED:
 			return BLOOM_HASH_INT4;
-		case F_HASHINT8EXTENDED:
-			return BLOOM_HASH_INT8;
 		case F_HASHTEXTEXTENDED:
 			/* hashtextextended hashes the bytes unless the collation is not deterministic */
 			if (OidIsValid(collation) && get_collation_isdeterministic(collation))
@@ -395,16 +419,19 @@ bloom_hasher_init(BloomHasher *hasher, Oid typid, Oid collation, MemoryContext m
 	hasher->call->args[1].isnull = false;
 	/* last: a hasher whose set-up failed is still unset */
 	hasher->kind = untyped ? BLOOM_HASH_UNKNOWN_AS_TEXT
-		: direct_hash_kind(tce->hash_extended_proc, hasher->collation);
+		: direct_hash_kind(tce->hash_extended_proc, hasher->collation, basetype);
 }
 
 uint64
-bloom_hasher_call(BloomHasher *hasher, Datum value, uint64 seed)
+bloom_hasher_call(BloomHasher *hasher, Datum value, uint64 seed, uint8 scheme)
 {
 	FunctionCallInfo call = hasher->call;
 	text	   *converted = NULL;
 	Datum		result;
 
+	if (hasher->kind == BLOOM_HASH_WIDENED && bf_scheme_wide(scheme))
+		return bloom_wide_hash(hasher->proc.fn_oid, &hasher->proc, hasher->collation,
+							   value, seed);
 	if (hasher->kind == BLOOM_HASH_UNKNOWN_AS_TEXT)
 	{
 		converted = cstring_to_text(DatumGetCString(value));

@@ -129,6 +129,15 @@ extern BloomFilter *bloom_setop(const BloomFilter *a, const BloomFilter *b, bool
  * hash joins use) and the collation to call it with.  Hashing through the
  * opclass makes membership agree with the type's "=", across the integer
  * types and numeric scales, and under nondeterministic collations.
+ *
+ * The value hash depends on the filter's hash scheme (core/bf_base.h):
+ * schemes 1 and 2 use the extended hash as it is; scheme 3 (every new
+ * filter) uses it too, except for the 64-bit quantities that bigint's
+ * extended hash and its reusers fold into 32 bits: there, a value beyond
+ * 32 bits gets bf_hash_wide64 of its full width, and containers of such
+ * values (arrays, ranges, multiranges, records) hash their elements so
+ * (bloom_hashfn.c).  Every call passes the scheme of the filter it hashes
+ * for.
  * --------------------------------------------------------------------- */
 
 typedef enum BloomHashKind
@@ -139,9 +148,14 @@ typedef enum BloomHashKind
 								 * as the text it stands for, through fmgr */
 	BLOOM_HASH_INT2,			/* hashint2extended, inlined */
 	BLOOM_HASH_INT4,			/* hashint4extended, inlined */
-	BLOOM_HASH_INT8,			/* hashint8extended, inlined */
-	BLOOM_HASH_TEXT_BYTES		/* hashtextextended under a deterministic
+	BLOOM_HASH_INT8,			/* hashint8extended or a function that is
+								 * exactly it (timestamp, time, pg_lsn,
+								 * xid8), inlined; widened by scheme 3 */
+	BLOOM_HASH_TEXT_BYTES,		/* hashtextextended under a deterministic
 								 * collation: the bytes, inlined */
+	BLOOM_HASH_WIDENED			/* interval, timetz and containers that may
+								 * hold a widened type: fmgr under schemes 1
+								 * and 2, bloom_wide_hash under scheme 3 */
 } BloomHashKind;
 
 /*
@@ -160,30 +174,71 @@ typedef struct BloomHasher
 extern void bloom_hasher_init(BloomHasher *hasher, Oid typid, Oid collation,
 							  MemoryContext mcxt);
 
-/* The fmgr paths of bloom_hasher_value_hash. */
-extern uint64 bloom_hasher_call(BloomHasher *hasher, Datum value, uint64 seed);
+/* The paths of bloom_hasher_value_hash that are not inlined. */
+extern uint64 bloom_hasher_call(BloomHasher *hasher, Datum value, uint64 seed,
+								uint8 scheme);
 
 /*
- * The type's extended hash of a value.  For the integer types and for text
- * under a deterministic collation this computes, without the fmgr round
- * trip, exactly what the opclass function (hashint8extended and friends in
- * utils/adt/hashfunc.c) returns; sql/003_bloom_fastpath.sql checks that they agree.
+ * How scheme 3 hashes values of a type whose extended hash is hash_proc
+ * (the kinds of bloom_hashfn.c): WIDE_NONE for a type it hashes as the
+ * extended hash does.
+ */
+typedef enum BloomWideKind
+{
+	WIDE_NONE = 0,
+	WIDE_INT64,					/* hashint8extended and its exact reusers */
+	WIDE_INTERVAL,				/* interval_hash_extended: the 128-bit span */
+	WIDE_TIMETZ,				/* timetz_hash_extended: time and zone */
+	WIDE_ARRAY,					/* hash_array_extended */
+	WIDE_RANGE,					/* hash_range_extended */
+	WIDE_MULTIRANGE,			/* hash_multirange_extended */
+	WIDE_RECORD					/* hash_record_extended */
+} BloomWideKind;
+
+extern BloomWideKind bloom_wide_kind(Oid hash_proc);
+
+/* True if scheme 3 may hash values of typid otherwise than its extended hash. */
+extern bool bloom_type_widened(Oid typid);
+
+/*
+ * Scheme 3's hash of a value whose type's extended hash is hash_proc, under
+ * collation (bloom_hashfn.c).  For a type that hashes no widened value it
+ * is the extended hash itself.
+ */
+extern uint64 bloom_wide_hash(Oid hash_proc, FmgrInfo *finfo, Oid collation,
+							  Datum value, uint64 seed);
+
+/*
+ * hashint8extended of v (utils/adt/hashfunc.c: the high half folded into
+ * the low half, so that int8 values equal to int4 ones hash alike), or
+ * under scheme 3, for v beyond 32 bits, bf_hash_wide64 of all 64 bits.
  */
 static inline uint64
-bloom_hasher_value_hash(BloomHasher *hasher, Datum value, uint64 seed)
+bloom_hash_int64(int64 v, uint64 seed, uint8 scheme)
+{
+	uint32		lohalf = (uint32) v;
+	uint32		hihalf = (uint32) (v >> 32);
+
+	if (bf_scheme_wide(scheme) && bf_hash_wide_needed(v))
+		return bf_hash_wide64((uint64) v, seed);
+	lohalf ^= (v >= 0) ? hihalf : ~hihalf;
+	return hash_bytes_uint32_extended(lohalf, seed);
+}
+
+/*
+ * The value hash of a value in a filter of that seed and hash scheme.  For
+ * the integer types and for text under a deterministic collation this
+ * computes, without the fmgr round trip, exactly what the opclass function
+ * (hashint8extended and friends in utils/adt/hashfunc.c) returns, widened
+ * as scheme 3 says; sql/003_bloom_fastpath.sql checks that they agree.
+ */
+static inline uint64
+bloom_hasher_value_hash(BloomHasher *hasher, Datum value, uint64 seed, uint8 scheme)
 {
 	switch (hasher->kind)
 	{
 		case BLOOM_HASH_INT8:
-			{
-				/* fold so that int8 values equal to int4 ones hash alike */
-				int64		v = DatumGetInt64(value);
-				uint32		lohalf = (uint32) v;
-				uint32		hihalf = (uint32) (v >> 32);
-
-				lohalf ^= (v >= 0) ? hihalf : ~hihalf;
-				return hash_bytes_uint32_extended(lohalf, seed);
-			}
+			return bloom_hash_int64(DatumGetInt64(value), seed, scheme);
 		case BLOOM_HASH_INT4:
 			return hash_bytes_uint32_extended((uint32) DatumGetInt32(value), seed);
 		case BLOOM_HASH_INT2:
@@ -207,14 +262,14 @@ bloom_hasher_value_hash(BloomHasher *hasher, Datum value, uint64 seed)
 		default:
 			break;
 	}
-	return bloom_hasher_call(hasher, value, seed);
+	return bloom_hasher_call(hasher, value, seed, scheme);
 }
 
-/* The positions' hash of a value in a filter with that seed. */
+/* The positions' hash of a value in a filter with that seed and scheme. */
 static inline BloomHash
-bloom_hasher_hash(BloomHasher *hasher, Datum value, uint64 seed)
+bloom_hasher_hash(BloomHasher *hasher, Datum value, uint64 seed, uint8 scheme)
 {
-	return bf_hash_derive(bloom_hasher_value_hash(hasher, value, seed));
+	return bf_hash_derive(bloom_hasher_value_hash(hasher, value, seed, scheme));
 }
 
 /* ---------------------------------------------------------------------

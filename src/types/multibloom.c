@@ -270,16 +270,17 @@ attribute_hasher(FunctionCallInfo fcinfo, FilterCallCache *cache,
 
 /*
  * Attribute i of the row: hashed with its attribute's seed (the seed of
- * that part of every valid multibloom), or NULL.
+ * that part of every valid multibloom) under the multibloom's scheme, or
+ * NULL.
  */
 static inline void
 set_attribute(FunctionCallInfo fcinfo, FilterCallCache *cache, int first_value_argno,
-			  int i, Datum value, bool isnull, MultiBloomRow *row)
+			  int i, Datum value, bool isnull, uint8 scheme, MultiBloomRow *row)
 {
 	row->isnull[i] = isnull;
 	row->hashes[i] = isnull ? 0
 		: bloom_hasher_value_hash(attribute_hasher(fcinfo, cache, first_value_argno, i),
-								  value, mbf_attr_seed(i + 1));
+								  value, mbf_attr_seed(i + 1), scheme);
 }
 
 void
@@ -304,7 +305,7 @@ multibloom_report_count_mismatch(const char *fname, int given, int nattrs)
 /* The row as one array: VARIADIC ARRAY[...]. */
 static void
 read_array_row(FunctionCallInfo fcinfo, FilterCallCache *cache, int first_value_argno,
-			   int nattrs, const char *fname, MultiBloomRow *row)
+			   int nattrs, uint8 scheme, const char *fname, MultiBloomRow *row)
 {
 	ArrayType  *arr;
 	Datum	   *elems;
@@ -323,20 +324,20 @@ read_array_row(FunctionCallInfo fcinfo, FilterCallCache *cache, int first_value_
 	if (nelems != nattrs)
 		multibloom_report_count_mismatch(fname, nelems, nattrs);
 	for (int i = 0; i < nattrs; i++)
-		set_attribute(fcinfo, cache, first_value_argno, i, elems[i], nulls[i], row);
+		set_attribute(fcinfo, cache, first_value_argno, i, elems[i], nulls[i], scheme, row);
 	pfree(elems);
 	pfree(nulls);
 }
 
 void
 multibloom_read_row(FunctionCallInfo fcinfo, FilterCallCache *cache, int first_value_argno,
-					int nattrs, const char *fname, MultiBloomRow *row)
+					int nattrs, uint8 scheme, const char *fname, MultiBloomRow *row)
 {
 	int			given = PG_NARGS() - first_value_argno;
 
 	if (cache->values_in_array > 0)
 	{
-		read_array_row(fcinfo, cache, first_value_argno, nattrs, fname, row);
+		read_array_row(fcinfo, cache, first_value_argno, nattrs, scheme, fname, row);
 		return;
 	}
 	if (given != nattrs)
@@ -344,7 +345,7 @@ multibloom_read_row(FunctionCallInfo fcinfo, FilterCallCache *cache, int first_v
 	for (int i = 0; i < nattrs; i++)
 		set_attribute(fcinfo, cache, first_value_argno, i,
 					  PG_GETARG_DATUM(first_value_argno + i),
-					  PG_ARGISNULL(first_value_argno + i), row);
+					  PG_ARGISNULL(first_value_argno + i), scheme, row);
 }
 
 int
@@ -476,7 +477,8 @@ multibloom_add(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	cache = multibloom_call_cache(fcinfo, 1);
 	mb = filter_copy(PG_GETARG_MULTIBLOOM(0));
-	multibloom_read_row(fcinfo, cache, 1, mb->nattrs, "multibloom_add", &row);
+	multibloom_read_row(fcinfo, cache, 1, mb->nattrs, mbf_hash_scheme(mb), "multibloom_add",
+						&row);
 	mbf_add_row(mb, row.hashes, row.isnull);
 	PG_RETURN_POINTER(mb);
 }
@@ -493,7 +495,8 @@ multibloom_contains(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	cache = multibloom_call_cache(fcinfo, 1);
 	mb = filter_arg_cached(fcinfo, 0, &cache->filter_arg, &multibloom_type);
-	multibloom_read_row(fcinfo, cache, 1, mb->nattrs, "multibloom_contains", &row);
+	multibloom_read_row(fcinfo, cache, 1, mb->nattrs, mbf_hash_scheme(mb),
+						"multibloom_contains", &row);
 	PG_RETURN_BOOL(mbf_query_row(mb, row.hashes, row.isnull));
 }
 

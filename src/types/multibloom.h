@@ -55,12 +55,13 @@ extern int	multibloom_row_width(FunctionCallInfo fcinfo, FilterCallCache *cache,
 								 int first_value_argno);
 
 /*
- * Reads and hashes the row; ERROR (naming fname) unless it has nattrs
+ * Reads and hashes the row for a multibloom of that hash scheme (every
+ * part's, mbf_hash_scheme); ERROR (naming fname) unless it has nattrs
  * values.
  */
 extern void multibloom_read_row(FunctionCallInfo fcinfo, FilterCallCache *cache,
-								int first_value_argno, int nattrs, const char *fname,
-								MultiBloomRow *row);
+								int first_value_argno, int nattrs, uint8 scheme,
+								const char *fname, MultiBloomRow *row);
 
 /*
  * Rows given as their attributes' hashes in the bigint[] of argument argno

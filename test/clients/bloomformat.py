@@ -4,7 +4,8 @@ A client-side reader, writer and prober of `bloom` values, kept apart from
 the extension's C code on purpose: check_format.py compares what it computes
 with what the server computes, so a gap or an error in doc/format.md shows
 up as a disagreement.  It needs only the values' 64-bit hashes, which a
-client gets from bloom_hash(value, seed).
+client gets from bloom_hash(value, seed); for bigint (and the other 64-bit
+integer types) it also computes them itself, as doc/format.md says.
 """
 
 import bisect
@@ -19,7 +20,9 @@ BLOCK_BITS = 512
 DATA_SIZED = 0x01
 TIES_FIRST = 0x02                    # matrix layout only
 EXPLICIT_MAX = 240
-KNOWN_HASH_SCHEMES = (1, 2)
+KNOWN_HASH_SCHEMES = (1, 2, 3)
+NEWEST_HASH_SCHEME = 3
+WIDE_KEY = 0x2545F4914F6CDD1D
 
 
 class FormatError(ValueError):
@@ -55,8 +58,64 @@ def rotl(x, r):
     return ((x << r) | (x >> (64 - r))) & MASK64
 
 
+def rotl32(x, r):
+    return ((x << r) | (x >> (32 - r))) & 0xFFFFFFFF
+
+
+def hash_uint32_extended(k, seed):
+    """PostgreSQL's hash_bytes_uint32_extended (Bob Jenkins' lookup3 on one
+    32-bit word), the hash of int2, int4, and of bigints that fit in 32 bits."""
+    m32 = 0xFFFFFFFF
+    a = b = c = (0x9E3779B9 + 4 + 3923095) & m32
+    seed &= MASK64
+    if seed:
+        a = (a + (seed >> 32)) & m32
+        b = (b + (seed & m32)) & m32
+        # mix(a, b, c)
+        a = (a - c) & m32; a ^= rotl32(c, 4); c = (c + b) & m32
+        b = (b - a) & m32; b ^= rotl32(a, 6); a = (a + c) & m32
+        c = (c - b) & m32; c ^= rotl32(b, 8); b = (b + a) & m32
+        a = (a - c) & m32; a ^= rotl32(c, 16); c = (c + b) & m32
+        b = (b - a) & m32; b ^= rotl32(a, 19); a = (a + c) & m32
+        c = (c - b) & m32; c ^= rotl32(b, 4); b = (b + a) & m32
+    a = (a + (k & m32)) & m32
+    # final(a, b, c)
+    c ^= b; c = (c - rotl32(b, 14)) & m32
+    a ^= c; a = (a - rotl32(c, 11)) & m32
+    b ^= a; b = (b - rotl32(a, 25)) & m32
+    c ^= b; c = (c - rotl32(b, 16)) & m32
+    a ^= c; a = (a - rotl32(c, 4)) & m32
+    b ^= a; b = (b - rotl32(a, 14)) & m32
+    c ^= b; c = (c - rotl32(b, 24)) & m32
+    return (b << 32) | c
+
+
+def wide64(v, seed):
+    """Hash scheme 3: the hash of a 64-bit quantity beyond 32 bits."""
+    k = (seed ^ WIDE_KEY) & MASK64
+    return mix((mix((v ^ k) & MASK64) + k) & MASK64)
+
+
+def int8_hash(v, seed, scheme=NEWEST_HASH_SCHEME):
+    """The value hash of a bigint (or of the 64-bit quantity of a timestamp,
+    time, pg_lsn, xid8 or interval) in a filter of that seed and scheme, as
+    an unsigned 64-bit number."""
+    v = ((v + (1 << 63)) & MASK64) - (1 << 63)          # the signed 64-bit value
+    if scheme >= 3 and not -(1 << 31) <= v < (1 << 31):
+        return wide64(v & MASK64, seed)
+    lo, hi = v & 0xFFFFFFFF, (v >> 32) & 0xFFFFFFFF
+    return hash_uint32_extended(lo ^ (hi if v >= 0 else ~hi & 0xFFFFFFFF), seed)
+
+
+def int128_hash(v, seed):
+    """Hash scheme 3: an interval's span v (up to 128 bits, signed)."""
+    if -(1 << 63) <= v < (1 << 63):
+        return int8_hash(v, seed, 3)
+    return wide64(v & MASK64, wide64((v >> 64) & MASK64, seed))
+
+
 def two_words(h):
-    """Step 2 of hash scheme 1: h1 and h2 from the value's hash h."""
+    """Step 2 of every hash scheme: h1 and h2 from the value's hash h."""
     h &= MASK64                      # bloom_hash returns it as a signed bigint
     h1 = mix((h + 0x9E3779B97F4A7C15) & MASK64)
     h2 = mix(h ^ 0xC2B2AE3D27D4EB4F) | 1
@@ -64,12 +123,12 @@ def two_words(h):
 
 
 def position_word(h1, h2, i):
-    """Hash scheme 2: the value's i-th independent position word."""
+    """Hash schemes 2 and 3: the value's i-th independent position word."""
     return mix((h1 + i * h2) & MASK64)
 
 
 def independent_positions(h1, h2, k, n):
-    """Hash scheme 2: k positions in [0, n), one from each position word."""
+    """Hash schemes 2 and 3: k positions in [0, n), one from each position word."""
     return [reduce(position_word(h1, h2, i), n) for i in range(k)]
 
 
@@ -90,7 +149,7 @@ class Bloom:
     def __init__(self, layout, nbits, nhashes, seed=0, rows=0, locators=0, flags=0):
         self.version = 1
         self.layout = layout
-        self.hash_scheme = 2
+        self.hash_scheme = NEWEST_HASH_SCHEME
         self.flags = flags
         self.nbits = nbits
         self.seed = seed & MASK64
@@ -171,13 +230,13 @@ class Bloom:
 
     def _positions(self, h1, h2, n):
         """The k positions in [0, n) under the filter's hash scheme."""
-        if self.hash_scheme == 2:
+        if self.hash_scheme in (2, 3):
             return independent_positions(h1, h2, self.nhashes, n)
         return double_hashing(h1, h2, self.nhashes, n)
 
     def _blocked_bits(self, h1, h2):
         block = reduce(h1, self.nbits // BLOCK_BITS)
-        if self.hash_scheme == 2:
+        if self.hash_scheme in (2, 3):
             return [block * BLOCK_BITS +
                     ((position_word(h1, h2, i // 7 + 1) >> (9 * (i % 7))) & 511)
                     for i in range(self.nhashes)]

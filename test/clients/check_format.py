@@ -6,8 +6,10 @@ this program has the server build filters of every layout and compares them
 bit for bit with what bloomformat.py builds from the same values' hashes,
 sends it filters that bloomformat.py built (with seeds and insert counts
 above 2^63), mutates headers to see that both sides reject the same ones,
-and checks the text form's length, bloom_info's bytes and the formula for
-k.  Connects with the libpq environment (PGHOST, PGPORT, PGDATABASE, PGUSER)
+checks the text form's length, bloom_info's bytes and the formula for k,
+and hashes bigints (hash scheme 3: the whole 64-bit range, and within 32
+bits PostgreSQL's own hash) as bloom_hash does, building filters of them
+without the server's hashes.  Connects with the libpq environment (PGHOST, PGPORT, PGDATABASE, PGUSER)
 to a database with the extension.
 """
 
@@ -267,6 +269,78 @@ def check_rejections(cur):
                 % (shape, len(variants)), agree == len(variants), disagree)
 
 
+def full_range(n, offset=0):
+    """n bigints over the whole 64-bit range, and the edges of 32 bits."""
+    rng = random.Random(64 + offset)
+    edges = [0, 1, -1, 2 ** 31 - 1, -2 ** 31, 2 ** 31, -2 ** 31 - 1, 2 ** 32, 2 ** 63 - 1, -2 ** 63]
+    return edges + [rng.getrandbits(64) - 2 ** 63 for _ in range(n)]
+
+
+def check_wide_hash(cur):
+    """bloomformat.int8_hash against bloom_hash, every seed kind; filters of
+    full-range bigints built without the server's hashes, byte for byte."""
+    values = full_range(3000)
+    for seed in [0, 1, 7, 2 ** 63 + 12345, 2 ** 64 - 1]:
+        theirs = [h & bf.MASK64 for h in hashes(cur, values, "int8", seed - (1 << 64) if seed >= 2 ** 63 else seed)]
+        mine = [bf.int8_hash(v, seed) for v in values]
+        wrong = [(v, hex(a), hex(b)) for v, a, b in zip(values, mine, theirs) if a != b]
+        C.check("bigint hash (scheme 3), seed %d: the doc's hash of %d values equals bloom_hash"
+                % (seed, len(values)), not wrong, wrong[:3])
+    # the same 64-bit quantity in other types hashes alike
+    cur.execute("SELECT bloom_hash('2000-01-01'::timestamp + (v::text || ' microseconds')::interval, 0),"
+                " bloom_hash((v::text || ' microseconds')::interval, 0)"
+                " FROM unnest(%s::int8[]) v", ([2 ** 40 + 3, 5, -2 ** 45],))
+    rows = cur.fetchall()
+    C.equal("timestamps and intervals hash as the bigint of their microseconds",
+            [(a & bf.MASK64, b & bf.MASK64) for a, b in rows],
+            [(bf.int8_hash(v, 0), bf.int8_hash(v, 0)) for v in [2 ** 40 + 3, 5, -2 ** 45]])
+    cur.execute("SELECT bloom_hash('178000000 years'::interval, 3)")
+    span = 178000000 * 12 * 30 * 86400 * 10 ** 6
+    C.equal("an interval span beyond 64 bits: both words hashed", cur.fetchone()[0] & bf.MASK64,
+            bf.int128_hash(span, 3))
+    members = full_range(500)
+    others = full_range(3000, offset=1)[10:]
+    for shape in ["bloom_empty(500, 1e-6)", "bloom_empty(500, 1e-4, 'blocked')",
+                  "bloom_empty(500, 0.01, 'matrix')"]:
+        data = server_filter(cur, shape, members, "int8")
+        f = bf.Bloom.from_bytes(data)
+        mine = empty_like(f)
+        for v in members:
+            mine.add_hash(bf.int8_hash(v, f.seed))
+        C.equal("%s of full-range bigints, scheme %d: built from the doc's hash, the same bytes"
+                % (shape, f.hash_scheme), mine.to_bytes().hex(), data.hex())
+        C.equal("%s: the doc's probe of 3000 other bigints agrees with bloom_contains" % shape,
+                [f.contains_hash(bf.int8_hash(v, f.seed)) for v in others],
+                server_contains(cur, data, others, "int8"))
+    # a list (bloom_agg of at most 240 values) of them
+    cur.execute("SELECT bloom_agg(v)::bytea FROM unnest(%s::int8[]) v", (members[:200],))
+    data = bytes(cur.fetchone()[0])
+    mine = bf.Bloom(bf.EXPLICIT, 0, 0)
+    mine.flags = bf.DATA_SIZED
+    for v in members[:200]:
+        mine.add_hash(bf.int8_hash(v, 0))
+    C.equal("bloom_agg of 200 full-range bigints: the doc's list of scheme 3, the same bytes",
+            mine.to_bytes().hex(), data.hex())
+    # a stored filter of scheme 2 hashes with hashint8extended: the doc's
+    # scheme-2 hash, and the server adds to it and probes it so
+    f = bf.Bloom(bf.CLASSIC, 4096, 7)
+    f.hash_scheme = 2
+    for v in members[:300]:
+        f.add_hash(bf.int8_hash(v, 0, scheme=2))
+    data = f.to_bytes()
+    C.equal("a scheme-2 filter of full-range bigints: bloom_contains finds every member",
+            server_contains(cur, data, members[:300], "int8"), [True] * 300)
+    C.equal("... and agrees with the doc's scheme-2 probe on 3000 others",
+            server_contains(cur, data, others, "int8"),
+            [f.contains_hash(bf.int8_hash(v, 0, scheme=2)) for v in others])
+    cur.execute("SELECT bloom_add_all(%s::bytea::bloom, %s::int8[])::bytea", (data, members[300:]))
+    theirs = bytes(cur.fetchone()[0])
+    for v in members[300:]:
+        f.add_hash(bf.int8_hash(v, 0, scheme=2))
+    C.equal("... and the server adds bigints to it under scheme 2 as the doc does",
+            theirs.hex(), f.to_bytes().hex())
+
+
 def check_explicit(cur):
     """bloom_agg of at most 240 values: the sorted list of bloom_hash, probed by binary search."""
     for sqltype, n in [("int8", 0), ("text", 3), ("int8", 240)]:
@@ -309,6 +383,7 @@ def main():
     check_sizing(cur)
     check_rejections(cur)
     check_explicit(cur)
+    check_wide_hash(cur)
     conn.close()
     C.finish()
 

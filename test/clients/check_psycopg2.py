@@ -98,6 +98,12 @@ def check_sending(cur):
                 (f.to_bytes(), [7, 8, 9]))
     C.equal("a filter built client-side, sent as bytea, holds its values",
             [c for (c,) in cur.fetchall()], [True, True, True])
+    # A bigint hashed by the client itself (doc/format.md, hash scheme 3).
+    g = bf.Bloom(bf.CLASSIC, 1024, 5)
+    g.add_hash(bf.int8_hash(1 << 40, 0))
+    cur.execute("SELECT bloom_contains(%s::bytea::bloom, (1::int8 << 40))", (g.to_bytes(),))
+    C.equal("a bigint beyond 32 bits hashed client-side is found by the server",
+            cur.fetchone()[0], True)
     cur.execute("INSERT INTO filters VALUES (4, %s::bytea::bloom) RETURNING f::bytea", (f.to_bytes(),))
     C.equal("... and stores and reads back the same bytes", bytes(cur.fetchone()[0]), f.to_bytes())
     expect_error(cur, "a corrupted filter is rejected: invalid_binary_representation",

@@ -4,7 +4,8 @@
  *	  DIR/fuzz_multibloom: small valid filters of every layout, in each of
  *	  the harness's input modes, pairs that unite (equal shapes, auto-sized
  *	  filters of different sizes that fold, explicit lists with lists and
- *	  bit arrays, empty data-sized filters) and that do not, and hand-made
+ *	  bit arrays, empty data-sized filters) and that do not (hash scheme 3
+ *	  against schemes 1 and 2, lists included), and hand-made
  *	  edge cases (every header field just out of range, truncated and padded
  *	  payloads, tail bits, bad base64, multibloom part lengths and seeds).
  *
@@ -43,8 +44,8 @@ write_seed(const char *name, uint8_t mode, const void *data, size_t len)
 
 /*
  * A filter of this shape, hash scheme and flags with n values in it, or NULL
- * if the shape is invalid.  Scheme 1 is what stored filters of 1.0 hold, so
- * the corpus keeps both schemes.
+ * if the shape is invalid.  Schemes 1 and 2 are what stored filters of
+ * earlier versions hold, so the corpus keeps every scheme.
  */
 static BloomFilter *
 build_as(const BloomShape *s, uint8_t scheme, uint8_t flags, unsigned n)
@@ -175,7 +176,7 @@ write_damaged(const BloomFilter *base)
 		{"layout-blocked", 1, 1, BLOOM_LAYOUT_BLOCKED},
 		{"layout-matrix", 1, 1, BLOOM_LAYOUT_MATRIX},
 		{"scheme0", 2, 1, 0},
-		{"scheme3", 2, 1, 3},
+		{"scheme4", 2, 1, BLOOM_HASH_SCHEME_NEWEST + 1},
 		{"flags-ties-classic", 3, 1, BLOOM_FLAG_MATRIX_TIES_FIRST},
 		{"flags-autosized", 3, 1, BLOOM_FLAG_AUTOSIZED},
 		{"flags-unknown", 3, 1, 0x80},
@@ -265,11 +266,24 @@ write_bloom_fold_pairs(void)
 	}
 }
 
+/* A copy of f under another hash scheme, as a stored filter has it. */
+static BloomFilter *
+with_scheme(const BloomFilter *f, uint8_t scheme)
+{
+	BloomFilter *g = malloc((size_t) f->vl_len_);
+
+	memcpy(g, f, (size_t) f->vl_len_);
+	g->hash_scheme = scheme;
+	return g;
+}
+
 /*
  * Explicit lists in every mode, paired with lists (merged, and promoted
  * past the maximum), with data-sized bit arrays, with fixed shapes (they do
  * not combine), and empty data-sized filters with larger ones (the
- * identity); then a list damaged field by field.
+ * identity); lists of scheme 2 with lists of scheme 3 (they do not
+ * combine) and with bit arrays of scheme 1 (they do); then a list damaged
+ * field by field.
  */
 static void
 write_bloom_list_seeds(void)
@@ -284,6 +298,9 @@ write_bloom_list_seeds(void)
 	BloomFilter *seeded = unit_datasized(0, 3, 0, 9);
 	BloomShape	fixed_shape = {BLOOM_LAYOUT_CLASSIC, 4096, 7, 0, 0, 0};
 	BloomFilter *fixed = build(&fixed_shape, 20);
+	BloomFilter *three_s2 = with_scheme(three, BLOOM_HASH_SCHEME_INDEPENDENT_WORDS);
+	BloomFilter *empty_s2 = with_scheme(empty, BLOOM_HASH_SCHEME_INDEPENDENT_WORDS);
+	BloomFilter *bits_s1 = with_scheme(bits, BLOOM_HASH_SCHEME_DOUBLE_HASHING);
 	const struct
 	{
 		const char *tag;
@@ -301,6 +318,10 @@ write_bloom_list_seeds(void)
 		{"list-empty-bits-large", empty_bits, bits},
 		{"list-empty-bits-odd", empty_bits, odd_bits},
 		{"list-odd-3", odd_bits, three},
+		{"list-3-s2-list-3", three_s2, three},
+		{"list-empty-s2-list-3", empty_s2, three},
+		{"list-3-s2-bits-s1", three_s2, bits_s1},
+		{"list-bits-s1-3", bits_s1, three},
 	};
 
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
@@ -334,6 +355,9 @@ write_bloom_list_seeds(void)
 	free(empty_bits);
 	free(seeded);
 	free(fixed);
+	free(three_s2);
+	free(empty_s2);
+	free(bits_s1);
 }
 
 /* ---- multibloom ---- */
@@ -445,6 +469,9 @@ write_mb_damaged(const MultiBloom *mb)
 		memcpy(d, w, len);
 		d[part0 + BF_WIRE_FLAGS] = 0x80;	/* unknown bloom flag in a part */
 		write_seed("binary-bad-part-flags", 1, d, len);
+		memcpy(d, w, len);
+		d[part0 + BF_WIRE_SCHEME] = BLOOM_HASH_SCHEME_INDEPENDENT_WORDS;	/* parts' schemes differ */
+		write_seed("binary-bad-part-scheme", 1, d, len);
 	}
 	write_lengths(w, len, MULTIBLOOM_WIRE_FIXED_BYTES, "binary-fixed-only",
 				  "binary-trailing-word", d);
@@ -626,13 +653,16 @@ main(int argc, char **argv)
 		{"classic-65bits", BLOOM_LAYOUT_CLASSIC, 65, 2, 0, 0, 2, 0},
 		{"classic-1000bits-k7", BLOOM_LAYOUT_CLASSIC, 1000, 7, 0, 0, 2, 0},
 		{"classic-1000bits-k7-s1", BLOOM_LAYOUT_CLASSIC, 1000, 7, 0, 0, 1, 0},
+		{"classic-1000bits-k7-s3", BLOOM_LAYOUT_CLASSIC, 1000, 7, 0, 0, 3, 0},
 		{"classic-k64", BLOOM_LAYOUT_CLASSIC, 256, 64, 0, 0, 2, 0},
 		{"classic-k64-s1", BLOOM_LAYOUT_CLASSIC, 256, 64, 0, 0, 1, 0},
 		{"blocked-512bits", BLOOM_LAYOUT_BLOCKED, 512, 4, 0, 0, 2, 0},
 		{"blocked-2048bits", BLOOM_LAYOUT_BLOCKED, 2048, 8, 0, 0, 2, 0},
 		{"blocked-2048bits-k15-s1", BLOOM_LAYOUT_BLOCKED, 2048, 15, 0, 0, 1, 0},
+		{"blocked-2048bits-k15-s3", BLOOM_LAYOUT_BLOCKED, 2048, 15, 0, 0, 3, 0},
 		{"matrix-4x128", BLOOM_LAYOUT_MATRIX, 512, 3, 4, 2, 2, 0},
 		{"matrix-4x128-s1", BLOOM_LAYOUT_MATRIX, 512, 3, 4, 2, 1, 0},
+		{"matrix-4x128-s3", BLOOM_LAYOUT_MATRIX, 512, 3, 4, 2, 3, 0},
 		{"matrix-2x64", BLOOM_LAYOUT_MATRIX, 128, 2, 2, 1, 2, 0},
 		{"matrix-6x256", BLOOM_LAYOUT_MATRIX, 1536, 4, 6, 3, 2, 0},
 		/* groups of 3, 3 and 2 rows; then ties to the first candidate */

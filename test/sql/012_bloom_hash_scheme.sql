@@ -1,7 +1,9 @@
--- Hash schemes: new filters use scheme 2 (k independent position words);
--- filters stored under scheme 1 (enhanced double hashing) keep reading,
--- probing and growing exactly as before, report the rate they really have,
--- and do not combine with scheme-2 filters.
+-- Hash schemes: new filters use scheme 3 (scheme 2's k independent position
+-- words, from a value hash that keeps all 64 bits of bigint and its kin:
+-- 014_bloom_scheme3); filters stored under scheme 1 (enhanced double
+-- hashing) keep reading, probing and growing exactly as before, report the
+-- rate they really have, and do not combine with filters of other schemes
+-- (bit arrays of scheme 2, anything of scheme 3).
 
 -- Filters written by the first release (scheme 1), as stored text:
 -- bloom_add(bloom_empty(10), 5::int8), and bloom_agg over 1..5 and 11..20.
@@ -19,8 +21,11 @@ CREATE FUNCTION pg_temp.scheme1(f bloom) RETURNS bloom
   LANGUAGE sql AS $$ SELECT overlay(f::bytea PLACING '\x01'::bytea FROM 3)::bloom $$;
 CREATE FUNCTION pg_temp.scheme_of(f bloom) RETURNS int
   LANGUAGE sql AS $$ SELECT get_byte(f::bytea, 2) $$;
+-- the same for scheme 2
+CREATE FUNCTION pg_temp.scheme2(f bloom) RETURNS bloom
+  LANGUAGE sql AS $$ SELECT set_byte(f::bytea, 2, 2)::bloom $$;
 
--- every constructor writes scheme 2
+-- every constructor writes scheme 3
 SELECT pg_temp.scheme_of(bloom_empty(10)) AS empty,
        pg_temp.scheme_of(bloom_empty_with(64, 3)) AS empty_with,
        pg_temp.scheme_of(bloom_empty(10, 0.01, 'blocked')) AS blocked,
@@ -70,6 +75,11 @@ SELECT bloom_union(f, bloom_empty(10)) FROM stored1 WHERE name LIKE 'one value%'
 SELECT f & bloom_add(bloom_empty(10), 5::int8) FROM stored1 WHERE name LIKE 'one value%';
 SELECT bloom_union_agg(f) FROM (SELECT f FROM stored1 WHERE name = 'bloom_agg 1..5'
                                 UNION ALL SELECT bloom_agg(g) FROM generate_series(1, 5) g) s;
+-- a list of scheme 2 (bloom_agg of the previous version) holds the same
+-- hashes as scheme 1 and still adds its values to the stored scheme-1 bit
+-- array, as before
+SELECT bloom_union_agg(f) FROM (SELECT f FROM stored1 WHERE name = 'bloom_agg 1..5'
+                                UNION ALL SELECT pg_temp.scheme2(bloom_agg(g)) FROM generate_series(1, 5) g) s;
 -- (a stored empty multibloom: both parts' scheme bytes, at 38 and 106, say 1)
 CREATE TEMP TABLE stored_mb AS
 SELECT overlay(overlay(multibloom_empty(1, 1, 0.5)::bytea
@@ -81,14 +91,14 @@ SELECT multibloom_union(m, multibloom_empty(1, 1, 0.5)) FROM stored_mb;
 -- equal bits under different schemes are different filters
 SELECT pg_temp.scheme1(bloom_empty(10)) = bloom_empty(10) AS empty_filters_equal;
 
--- a rebuilt filter (as bloom_summary_refresh rebuilds) is scheme 2 and
+-- a rebuilt filter (as bloom_summary_refresh rebuilds) is scheme 3 and
 -- unites with new ones
 SELECT pg_temp.scheme_of(bloom_agg(g, 10, 0.01) | bloom_add(bloom_empty(10), 5::int8)) AS rebuilt_scheme
 FROM generate_series(1, 3) g;
 
--- Golden scheme-2 filters: text written by this version for new filters.
--- If this fails, the positions of new filters changed: stored filters of
--- scheme 2 would stop answering correctly.
+-- Golden scheme-2 filters: text written for new filters by the versions
+-- before scheme 3.  If this fails, the positions of scheme 2 changed:
+-- stored filters of scheme 2 would stop answering correctly.
 CREATE TEMP TABLE golden2 AS
 SELECT name, txt, txt::bloom AS f FROM (VALUES
  ('int8 1,2,3 in 256 bits, k=3',
@@ -102,19 +112,28 @@ SELECT name, txt, txt::bloom AS f FROM (VALUES
 ) AS v(name, txt);
 SELECT name, f::text = txt AS text_same, pg_temp.scheme_of(f) AS scheme
 FROM golden2 ORDER BY name;
+-- values added to an empty scheme-2 filter land exactly there
 SELECT
  (SELECT f FROM golden2 WHERE name LIKE 'int8 1,2,3 in 256%')
-   = bloom_add_all(bloom_empty_with(256, 3), ARRAY[1, 2, 3]::int8[]) AS int8_same,
+   = bloom_add_all(pg_temp.scheme2(bloom_empty_with(256, 3)), ARRAY[1, 2, 3]::int8[]) AS int8_same,
  (SELECT f FROM golden2 WHERE name LIKE 'int8 1,2,3 in 256%')
-   = bloom_add_all(bloom_empty_with(256, 3), ARRAY[1, 2, 3]::int4[]) AS int4_same,
+   = bloom_add_all(pg_temp.scheme2(bloom_empty_with(256, 3)), ARRAY[1, 2, 3]::int4[]) AS int4_same,
  (SELECT f FROM golden2 WHERE name LIKE 'text%')
-   = bloom_add_all(bloom_empty_with(100, 4), ARRAY['alpha', 'beta']) AS text_same,
+   = bloom_add_all(pg_temp.scheme2(bloom_empty_with(100, 4)), ARRAY['alpha', 'beta']) AS text_same,
  (SELECT f FROM golden2 WHERE name LIKE 'numeric%')
-   = bloom_add_all(bloom_empty(20, 0.01), ARRAY[1.50, 2.250]) AS numeric_same,
+   = bloom_add_all(pg_temp.scheme2(bloom_empty(20, 0.01)), ARRAY[1.50, 2.250]) AS numeric_same,
  (SELECT f FROM golden2 WHERE name LIKE '%blocked%')
-   = bloom_add_all(bloom_empty(10, 1e-6, 'blocked'), ARRAY[1, 2, 3]::int8[]) AS blocked_same;
+   = bloom_add_all(pg_temp.scheme2(bloom_empty(10, 1e-6, 'blocked')), ARRAY[1, 2, 3]::int8[]) AS blocked_same;
+-- and a new filter (scheme 3) sets the same bits for them: they are small
+-- integers, text and numeric, whose hash scheme 3 keeps
+SELECT bool_and(pg_temp.scheme2(n.f) = g.f) AS scheme3_same_bits
+FROM golden2 g, LATERAL (SELECT CASE
+  WHEN g.name LIKE 'int8 1,2,3 in 256%' THEN bloom_add_all(bloom_empty_with(256, 3), ARRAY[1, 2, 3]::int8[])
+  WHEN g.name LIKE 'text%' THEN bloom_add_all(bloom_empty_with(100, 4), ARRAY['alpha', 'beta'])
+  WHEN g.name LIKE 'numeric%' THEN bloom_add_all(bloom_empty(20, 0.01), ARRAY[1.50, 2.250])
+  ELSE bloom_add_all(bloom_empty(10, 1e-6, 'blocked'), ARRAY[1, 2, 3]::int8[]) END AS f) n;
 -- the smallest example of doc/format.md, as a new filter writes it
 SELECT encode(bloom_add(bloom_empty_with(128, 2), 1::int8)::bytea, 'hex')
-  = '0100020080000000000000000000000000000000010000000000000002000000'
+  = '0100030080000000000000000000000000000000010000000000000002000000'
     '000000000000000000000000ffffffffffffffff000000000000000000000000'
     '000000080000000000000400' AS doc_example_bytes;

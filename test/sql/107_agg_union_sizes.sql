@@ -42,18 +42,26 @@ CREATE TEMP TABLE us_old AS SELECT
 SELECT (bloom_info(empty64)).layout, (bloom_info(empty64)).nbits, (bloom_info(empty64)).flags,
        get_byte(empty64::bytea, 2) AS scheme
 FROM us_old;
--- it is the identity too, whatever its size
-SELECT (bloom_info(a.f | o.empty64)).nbits AS big_or_old_empty,
-       a.f | o.empty64 = a.f AND o.empty64 | a.f = a.f AS identity,
+-- it is the identity too, whatever its size, for filters that hash values
+-- as it does (schemes 1 and 2; the days, of small integers, written as
+-- scheme 2 stands for them)
+CREATE FUNCTION pg_temp.scheme2(f bloom) RETURNS bloom
+  LANGUAGE sql AS $$ SELECT set_byte(f::bytea, 2, 2)::bloom $$;
+SELECT (bloom_info(pg_temp.scheme2(a.f) | o.empty64)).nbits AS big_or_old_empty,
+       pg_temp.scheme2(a.f) | o.empty64 = pg_temp.scheme2(a.f)
+         AND o.empty64 | pg_temp.scheme2(a.f) = pg_temp.scheme2(a.f) AS identity,
        (SELECT (bloom_info(bloom_union_agg(f))).nbits
-        FROM (SELECT f FROM us_days UNION ALL SELECT empty64 FROM us_old) s) AS union_agg_bits
+        FROM (SELECT pg_temp.scheme2(f) f FROM us_days UNION ALL SELECT empty64 FROM us_old) s) AS union_agg_bits
 FROM us_days a, us_old o WHERE a.d = 1;
--- a list holds value hashes, not positions: it adds its values to a
--- stored scheme-1 bit array under scheme 1
+-- a new (scheme 3) filter hashes some values otherwise: rebuild the old one
+SELECT a.f | o.empty64 FROM us_days a, us_old o WHERE a.d = 1;
+-- a list holds value hashes, not positions: a list of scheme 2 adds its
+-- values to a stored scheme-1 bit array under scheme 1
 SELECT get_byte(u::bytea, 2) AS scheme, (bloom_info(u)).nbits, (bloom_info(u)).inserted,
        (SELECT count(*) FROM generate_series(1, 5) g WHERE bloom_contains(u, g)) +
        (SELECT count(*) FROM generate_series(100, 102) g WHERE bloom_contains(u, g)) AS found
-FROM (SELECT bloom_add_all(o.empty64, ARRAY[1, 2, 3, 4, 5]) | (SELECT bloom_agg(g) FROM generate_series(100, 102) g) u
+FROM (SELECT bloom_add_all(o.empty64, ARRAY[1, 2, 3, 4, 5])
+               | pg_temp.scheme2((SELECT bloom_agg(g) FROM generate_series(100, 102) g)) u
       FROM us_old o) s;
 -- ... but a small bit array with values (of the large one's hash scheme)
 -- still folds a large one onto its size: 64 bits for 6 values, where

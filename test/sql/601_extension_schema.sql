@@ -104,7 +104,7 @@ SELECT bloom_contains(bloom_add(bloom_empty(100), 42), 42) AS contains,
        7 <@ (bloom_add(bloom_empty(100), 7) | bloom_empty(100)) AS op_contained_by,
        (bloom_empty(100) & bloom_empty(100)) = bloom_empty(100) AS op_intersect_eq,
        (bloom_info(bloom_empty(100, 0.01, 'matrix'))).layout AS matrix,
-       'AQACAAEAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAEAAAAAAAAAAAAAAAAAAAD//////////wAAAAAAAAAAAAAAAAAAAAA='::bloom
+       'AQADAAEAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAEAAAAAAAAAAAAAAAAAAAD//////////wAAAAAAAAAAAAAAAAAAAAA='::bloom
          = bloom_empty_with(1, 1) AS text_input;
 SELECT bloom_contains(bloom_agg(k), 5) AS agg FROM keys;
 SELECT bloom_contains(bloom_union_agg(f), 5) AS union_agg, count(DISTINCT f) AS distinct_filters

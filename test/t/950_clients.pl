@@ -64,8 +64,8 @@ SKIP:
 {
 	skip "python3-psycopg2 is not installed: the psycopg2 and format checks do not run", 1
 	  unless -x $python && system($python, '-c', 'import psycopg2') == 0;
-	run_client('psycopg2', 24, $python, 'check_psycopg2.py');
-	run_client('format', 111, $python, 'check_format.py');
+	run_client('psycopg2', 25, $python, 'check_psycopg2.py');
+	run_client('format', 128, $python, 'check_format.py');
 }
 
 SKIP:

@@ -253,7 +253,7 @@ test_wire_round_trip(void)
 		bf_insert(f, value(i));
 	bf_serialize(f, buf);
 	CHECK_EQ_U64(len, 60 + 16 * 8);
-	CHECK(buf[0] == 1 && buf[1] == 0 && buf[2] == BLOOM_HASH_SCHEME_INDEPENDENT_WORDS &&
+	CHECK(buf[0] == 1 && buf[1] == 0 && buf[2] == BLOOM_HASH_SCHEME_NEWEST &&
 		  buf[3] == 0);
 	CHECK(buf[4] == (1000 & 0xff) && buf[5] == (1000 >> 8));
 	CHECK(bf_wire_check(buf, len, &bytes, err));
