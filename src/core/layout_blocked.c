@@ -152,40 +152,32 @@ typedef struct BlockedTarget
 				fpp;
 	uint32_t	max_k;
 	uint32_t	last_k;			/* where the last search over k ended */
+	uint64_t	nblocks;		/* the size being tried */
 } BlockedTarget;
+
+static double
+blocked_quantile(uint32_t k, void *arg)
+{
+	const BlockedTarget *t = arg;
+
+	return bf_rate_quantile(t->n, BLOOM_BLOCK_BITS, (double) t->nblocks, k);
+}
 
 /*
  * The k of 1 .. max_k with the lowest 95% rate for this many blocks, and
- * that rate.  The rate falls, then rises, with k, so the search walks from
- * the k the last search found (at first max_k - 1: a blocked filter's best
- * k is at or a little below the classic one, log2(1 / fpp)) towards lower
- * rates and stops where the rate rises again.
+ * that rate; the search starts from the k the last one found (at first
+ * max_k - 1: a blocked filter's best k is at or a little below the classic
+ * one, log2(1 / fpp)).
  */
 static double
 best_quantile(BlockedTarget *t, uint64_t nblocks, uint32_t *best_k)
 {
-	uint32_t	k = t->last_k;
-	double		best = bf_rate_quantile(t->n, BLOOM_BLOCK_BITS, (double) nblocks, k);
-	int			step = -1;
+	double		q;
 
-	/* downwards if that is lower, else upwards */
-	if (k == 1 || !(bf_rate_quantile(t->n, BLOOM_BLOCK_BITS, (double) nblocks, k - 1) < best))
-		step = 1;
-	for (;;)
-	{
-		uint32_t	next = k + step;
-		double		q;
-
-		if (next < 1 || next > t->max_k)
-			break;
-		q = bf_rate_quantile(t->n, BLOOM_BLOCK_BITS, (double) nblocks, next);
-		if (!(q < best))
-			break;
-		best = q;
-		k = next;
-	}
-	*best_k = t->last_k = k;
-	return best;
+	t->nblocks = nblocks;
+	q = bf_sizing_best_k(blocked_quantile, t, t->max_k, t->last_k, best_k);
+	t->last_k = *best_k;
+	return q;
 }
 
 static bool
@@ -200,7 +192,7 @@ bool
 bf_blocked_size_for(double capacity, double fpp, uint64_t max_blocks,
 					uint64_t *nblocks, uint32_t *k)
 {
-	BlockedTarget t = {capacity, fpp, bf_sizing_max_k(fpp, 1), 0};
+	BlockedTarget t = {capacity, fpp, bf_sizing_max_k(fpp, 1), 0, 0};
 	/* a blocked filter never beats the optimal classic one of its size */
 	double		classic_blocks = bf_optimal_bits(capacity, fpp) / BLOOM_BLOCK_BITS;
 	uint64_t	found;

@@ -57,19 +57,9 @@ typedef struct MatrixTarget
 	uint32_t	rows,
 				locators,
 				max_k;
+	uint64_t	words;			/* the row size being tried */
 } MatrixTarget;
 
-/*
- * The most the rows can answer wrongly while the filter is not full, for
- * rows of w bits: a row takes values only while fewer than half its bits
- * are set, so it ends with at most h = ceil(w/2) - 1 + k bits, and the n
- * values set at most n k bits in all.  Since fill^k is convex, the worst
- * is those bits packed into as few rows as possible: floor(T/h) rows of h
- * bits and one of the rest, T = min(n k, r h).  A probe reads one row of
- * each of the s groups: s / r times the sum over rows of (bits / w)^k.
- * Longest bit match does pack a small filter's values into few rows, so
- * at small n this bound, not the random-load one, decides the size.
- */
 static double
 packed_bound(const MatrixTarget *t, double w, uint32_t k)
 {
@@ -83,31 +73,38 @@ packed_bound(const MatrixTarget *t, double w, uint32_t k)
 }
 
 /*
- * The 95% rate of rows of `words` words with k bits per value: s times the
+ * The 95% rate of rows of t->words words with k bits per value: s times the
  * rate of the rows as blocks that the values fall into uniformly, since a
  * probe reads s rows and fails if any of them has all its bits; or
- * INFINITY if the packed bound exceeds fpp.
+ * INFINITY if the packed bound exceeds fpp (which happens only below some
+ * k: the bound falls as k grows).
  */
 static double
-matrix_quantile(const MatrixTarget *t, uint64_t words, uint32_t k)
+matrix_quantile(uint32_t k, void *arg)
 {
-	double		w = 64.0 * (double) words;
+	const MatrixTarget *t = arg;
+	double		w = 64.0 * (double) t->words;
 
 	if (packed_bound(t, w, k) > t->fpp)
 		return INFINITY;
 	return t->locators * bf_rate_quantile(t->n, w, (double) t->rows, k);
 }
 
-/* The k of 1 .. max_k with the lowest rate for these rows (the smallest on ties). */
+/*
+ * The k of 1 .. max_k with the lowest rate for rows of `words` words (the
+ * smallest on ties), and that rate.  Every k is tried: at small n the
+ * packed bound leaves gaps and more than one low point in k.
+ */
 static double
-best_quantile(const MatrixTarget *t, uint64_t words, uint32_t *best_k)
+best_quantile(MatrixTarget *t, uint64_t words, uint32_t *best_k)
 {
 	double		best = INFINITY;
 
+	t->words = words;
 	*best_k = 1;
 	for (uint32_t k = 1; k <= t->max_k; k++)
 	{
-		double		q = matrix_quantile(t, words, k);
+		double		q = matrix_quantile(k, t);
 
 		if (q < best)
 		{
@@ -132,14 +129,14 @@ matrix_fits(uint64_t words, void *arg)
  * fpp / s; 0 if none fits.
  */
 static uint64_t
-row_words(const MatrixTarget *t)
+row_words(MatrixTarget *t)
 {
 	double		lo = bf_optimal_bits(t->n / t->rows, t->fpp / t->locators) / 64.0;
 	uint64_t	max = (BLOOM_MAX_WORDS - t->rows) / t->rows;
 
 	if (!(lo <= (double) max))
 		return 0;
-	return bf_sizing_fewest((uint64_t) floor(lo), max, matrix_fits, (void *) t);
+	return bf_sizing_fewest((uint64_t) floor(lo), max, matrix_fits, t);
 }
 
 /*
@@ -170,7 +167,7 @@ bf_matrix_shape_for(double capacity, double fpp, BloomShape *s, char *errbuf)
 {
 	const uint32_t locators = BLOOM_MATRIX_DEFAULT_LOCATORS;
 	MatrixTarget t = {capacity, fpp, default_rows(capacity), locators,
-	bf_sizing_max_k(fpp, locators) + 1};
+	bf_sizing_max_k(fpp, locators) + 1, 0};
 	uint64_t	words;
 	uint32_t	k;
 

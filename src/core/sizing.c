@@ -73,12 +73,16 @@ occupancy(double w, double t, double *u, double *v2)
 		*v2 = 0.0;
 }
 
-/* What the loads contribute: E g, E g^2 and E g L of a block's rate g. */
+/*
+ * What the loads contribute: E g, E g^2 and E g L of a block's rate g, and
+ * the weight they carry (the loads' probabilities up to a common factor).
+ */
 typedef struct Moments
 {
 	double		g,
 				g2,
-				gl;
+				gl,
+				weight;
 } Moments;
 
 /*
@@ -99,44 +103,55 @@ add_load(Moments *m, double w, double load, uint32_t k, double weight)
 	m->g += g;
 	m->g2 += g2;
 	m->gl += g * load;
+	m->weight += weight;
 	return g2;
 }
 
+/* True when a load's share, and its weight, no longer count. */
+static inline bool
+negligible(const Moments *m, double share, double weight)
+{
+	return share < 1e-13 * m->g2 && weight < 1e-16 * m->weight;
+}
+
 /*
- * Loads Binomial(values, pb), summed outward from the mean load until the
- * rest cannot count: past the mean, a load's share of E g^2 falls by a
- * ratio that only falls further (the weights by values/load, the rate by
- * less and less as the block saturates), so once one share is under half
- * the one before and under 1e-13 of the sum, all further ones together are
- * under it.  Below the mean, both the weights and the rates fall.
+ * Loads Binomial(values, pb), summed outward from the mean load with
+ * weights from the ratio of consecutive probabilities (1 at the mean load;
+ * the sums are divided by the weights' sum at the end, so no factorial of
+ * a large count is needed, which would cost the weights their last digits)
+ * until the rest cannot count: past the mean, a load's share of E g^2
+ * falls by a ratio that only falls further (the weights by values/load,
+ * the rate by less and less as the block saturates), so once one share is
+ * under half the one before and negligible, all further ones together are
+ * too.  Below the mean, both the weights and the rates fall.
  */
 static void
 sum_over_loads(Moments *m, double w, double values, double pb, uint32_t k)
 {
 	double		odds = pb / (1.0 - pb),
 				start = floor(values * pb),
-				first = exp(lgamma(values + 1.0) - lgamma(start + 1.0) -
-							lgamma(values - start + 1.0) +
-							start * log(pb) + (values - start) * log1p(-pb)),
-				weight = first,
+				weight = 1.0,
 				last = INFINITY;
 
 	for (double i = start; i <= values; i += 1.0)
 	{
 		double		share = add_load(m, w, i, k, weight);
 
-		if (share <= 0.5 * last && share < 1e-13 * m->g2)
+		if (share <= 0.5 * last && negligible(m, share, weight))
 			break;
 		last = share;
 		weight *= (values - i) / (i + 1.0) * odds;
 	}
-	weight = first;
+	weight = 1.0;
 	for (double i = start - 1.0; i >= 0.0; i -= 1.0)
 	{
 		weight *= (i + 1.0) / (values - i) / odds;
-		if (add_load(m, w, i, k, weight) < 1e-13 * m->g2)
+		if (negligible(m, add_load(m, w, i, k, weight), weight))
 			break;
 	}
+	m->g /= m->weight;
+	m->g2 /= m->weight;
+	m->gl /= m->weight;
 }
 
 /*
@@ -168,7 +183,7 @@ bf_rate_quantile(double n, double block_bits, double blocks, uint32_t k)
 				load_var = values * pb * (1.0 - pb),
 				var,
 				s2;
-	Moments		m = {0.0, 0.0, 0.0};
+	Moments		m = {0.0, 0.0, 0.0, 0.0};
 
 	if (values <= 0.0)
 		return 0.0;
@@ -221,6 +236,34 @@ bf_sizing_fewest(uint64_t lo, uint64_t max, bool (*fits) (uint64_t units, void *
 			lo = mid + 1;
 	}
 	return hi;
+}
+
+double
+bf_sizing_best_k(double (*rate) (uint32_t k, void *arg), void *arg,
+				 uint32_t max_k, uint32_t start, uint32_t *best_k)
+{
+	uint32_t	k = start < 1 ? 1 : start > max_k ? max_k : start;
+	double		best = rate(k, arg);
+	int			step = 1;
+
+	/* downwards if that is lower, else upwards */
+	if (k > 1 && rate(k - 1, arg) < best)
+		step = -1;
+	for (;;)
+	{
+		uint32_t	next = k + step;
+		double		q;
+
+		if (next < 1 || next > max_k)
+			break;
+		q = rate(next, arg);
+		if (!(q < best))
+			break;
+		best = q;
+		k = next;
+	}
+	*best_k = k;
+	return best;
 }
 
 uint32_t

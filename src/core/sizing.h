@@ -57,6 +57,16 @@ extern uint64_t bf_sizing_fewest(uint64_t lo, uint64_t max,
 								 bool (*fits) (uint64_t units, void *arg), void *arg);
 
 /*
+ * The k of 1 .. max_k at which rate(k, arg) is lowest, and that rate: the
+ * rate falls, then rises, with k (INFINITY, for a k that cannot do, only
+ * below the ones that can), so the search walks from `start` towards lower
+ * rates and stops where the rate rises again, and finds the k that a scan
+ * of every k would.
+ */
+extern double bf_sizing_best_k(double (*rate) (uint32_t k, void *arg), void *arg,
+							   uint32_t max_k, uint32_t start, uint32_t *best_k);
+
+/*
  * The largest k worth trying for rate p when a probe reads `reads` rows
  * (1 for classic and blocked): ceil(log2(reads / p)), the optimal k of a
  * classic filter rounded up, at least 1.  A larger k buys nothing at
