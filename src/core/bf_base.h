@@ -550,42 +550,18 @@ bf_get_le64(const uint8_t *p)
 	return v;
 }
 
-/* ---- the optimal classic filter, which every layout's sizing starts from ---- */
+/* ---- the optimal classic filter, where every layout's sizing starts ---- */
 
-/* Bits of the optimal classic filter for n values at rate p: -n ln p / (ln 2)^2. */
+/*
+ * Bits of the optimal classic filter for n values at rate p: -n ln p /
+ * (ln 2)^2, with k = log2(1/p) not rounded, at which its expected rate is
+ * p.  No layout keeps 95% of its filters at p in fewer bits, so their
+ * sizing (core/sizing.h) searches upwards from here.
+ */
 static inline double
 bf_optimal_bits(double n, double p)
 {
 	return -n * log(p) / BF_LN2_SQ;
-}
-
-/*
- * The optimal classic filter for capacity values, when a query reads
- * `reads` independent such filters (1 for a classic filter, s candidate rows
- * for a matrix) and together they are to answer wrongly at rate fpp: each is
- * sized at rate fpp / reads.  *m gets the bits (whole bits, not yet rounded
- * to words), *k = round(m / n ln 2), at least 1.  False with a message,
- * naming fpp, if k exceeds BLOOM_MAX_NHASHES.
- */
-static inline bool
-bf_optimal_size(double capacity, double fpp, uint32_t reads,
-				double *m, uint32_t *k, char *errbuf)
-{
-	double		bits = ceil(bf_optimal_bits(capacity, fpp / reads));
-	double		hashes = round(bits / capacity * BF_LN2);
-
-	if (hashes < 1)
-		hashes = 1;
-	if (hashes > BLOOM_MAX_NHASHES)
-	{
-		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
-				 "false-positive probability %g needs %.0f hash functions, more than the maximum %d",
-				 fpp, hashes, BLOOM_MAX_NHASHES);
-		return false;
-	}
-	*m = bits;
-	*k = (uint32_t) hashes;
-	return true;
 }
 
 /*

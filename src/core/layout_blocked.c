@@ -5,6 +5,8 @@
  */
 #include "layout_blocked.h"
 
+#include "sizing.h"
+
 #include <string.h>
 
 /* ---------------------------------------------------------------------
@@ -17,11 +19,11 @@ bf_blocked_shape_for(double capacity, double fpp, BloomShape *s, char *errbuf)
 	uint64_t	nblocks;
 	uint32_t	k;
 
+	if (!bf_sizing_k_fits(fpp, 1, errbuf))
+		return false;
 	if (!bf_blocked_size_for(capacity, fpp, BLOOM_MAX_NBITS / BLOOM_BLOCK_BITS, &nblocks, &k))
 	{
-		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
-				 "a blocked filter for %.15g values at false-positive probability %g needs more than the maximum of %llu bits (1 GB)",
-				 capacity, fpp, (unsigned long long) BLOOM_MAX_NBITS);
+		bf_sizing_too_large(capacity, fpp, 1, "a blocked filter", errbuf);
 		return false;
 	}
 	memset(s, 0, sizeof(*s));
@@ -143,112 +145,68 @@ bf_blocked_prefetch(const BloomFilter *f, BloomHash h)
  * Sizing
  * --------------------------------------------------------------------- */
 
-/*
- * Rate of one 512-bit block holding i values, k uniform bits each: the mean
- * of fill^k.  The textbook (E fill)^k underestimates it in a block this
- * small (by about 1% at k = 6, 3% at k = 9: fill varies from block to block
- * and x^k is convex), so add the second-order term from the variance of the
- * number of empty bits after t = i k throws into m bins:
- *   E empty = m q1, Var empty = m(m-1) q2 + m q1 - m^2 q1^2,
- *   q1 = (1 - 1/m)^t, q2 = (1 - 2/m)^t,
- *   E fill^k ~ mu^k + k(k-1)/2 mu^(k-2) var.
- * The next terms are below 0.05% for the k this layout uses (checked
- * against the exact occupancy distribution in test/unit/test_blocked.c).
- */
-static inline double
-block_fpp(double i, uint32_t k)
+/* n values at rate fpp, k from 1 to max_k. */
+typedef struct BlockedTarget
 {
-	const double m = BLOOM_BLOCK_BITS;
-	double		t = i * k;
-	double		q1 = exp(t * log1p(-1.0 / m));
-	double		q2 = exp(t * log1p(-2.0 / m));
-	double		mu = -expm1(t * log1p(-1.0 / m));
-	double		var = (m * (m - 1) * q2 + m * q1 - m * m * q1 * q1) / (m * m);
-	double		p;
+	double		n,
+				fpp;
+	uint32_t	max_k;
+	uint32_t	last_k;			/* where the last search over k ended */
+	uint64_t	nblocks;		/* the size being tried */
+} BlockedTarget;
 
-	if (var < 0)
-		var = 0;
-	p = pow(mu, (double) k);
-	if (k >= 2)
-		p += 0.5 * k * (k - 1) * pow(mu, (double) k - 2) * var;
-	return p > 1.0 ? 1.0 : p;
-}
-
-double
-bf_blocked_expected_fpp(double n, uint64_t nblocks, uint32_t k)
-{
-	double		lambda = n / (double) nblocks;
-	double		spread = 12.0 * sqrt(lambda) + 30.0;
-	double		lo = floor(lambda - spread);
-	double		hi = ceil(lambda + spread);
-	double		sum = 0.0;
-
-	if (lo < 0)
-		lo = 0;
-	/* Poisson weights in log space: lambda may be in the thousands */
-	for (double i = lo; i <= hi; i += 1.0)
-	{
-		double		weight = exp(-lambda + i * log(lambda) - lgamma(i + 1.0));
-
-		sum += weight * block_fpp(i, k);
-	}
-	return sum > 1.0 ? 1.0 : sum;
-}
-
-/* Lowest rate over k for this many blocks; the rate is unimodal in k. */
 static double
-best_fpp(double n, uint64_t nblocks, uint32_t *best_k)
+blocked_quantile(uint32_t k, void *arg)
 {
-	double		best = 2.0;
+	const BlockedTarget *t = arg;
 
-	*best_k = 1;
-	for (uint32_t k = 1; k <= BLOOM_MAX_NHASHES; k++)
-	{
-		double		p = bf_blocked_expected_fpp(n, nblocks, k);
+	return bf_rate_quantile(t->n, BLOOM_BLOCK_BITS, (double) t->nblocks, k);
+}
 
-		if (p >= best)
-			break;
-		best = p;
-		*best_k = k;
-	}
-	return best;
+/*
+ * The k of 1 .. max_k with the lowest 95% rate for this many blocks, and
+ * that rate; the search starts from the k the last one found (at first
+ * max_k - 1: a blocked filter's best k is at or a little below the classic
+ * one, log2(1 / fpp)).
+ */
+static double
+best_quantile(BlockedTarget *t, uint64_t nblocks, uint32_t *best_k)
+{
+	double		q;
+
+	t->nblocks = nblocks;
+	q = bf_sizing_best_k(blocked_quantile, t, t->max_k, t->last_k, best_k);
+	t->last_k = *best_k;
+	return q;
+}
+
+static bool
+blocked_fits(uint64_t nblocks, void *arg)
+{
+	uint32_t	k;
+
+	return best_quantile(arg, nblocks, &k) <= ((const BlockedTarget *) arg)->fpp;
 }
 
 bool
 bf_blocked_size_for(double capacity, double fpp, uint64_t max_blocks,
-				 uint64_t *nblocks, uint32_t *k)
+					uint64_t *nblocks, uint32_t *k)
 {
-	/* a blocked filter never beats the classic one of the same size */
-	double		classic_bits = bf_optimal_bits(capacity, fpp);
-	uint64_t	lo,
-				hi;
-	uint32_t	kk;
+	BlockedTarget t = {capacity, fpp, bf_sizing_max_k(fpp, 1), 0, 0};
+	/* a blocked filter never beats the optimal classic one of its size */
+	double		classic_blocks = bf_optimal_bits(capacity, fpp) / BLOOM_BLOCK_BITS;
+	uint64_t	found;
 
-	if (!(classic_bits / BLOOM_BLOCK_BITS <= (double) max_blocks))
+	if (!(classic_blocks <= (double) max_blocks))
 		return false;
-	lo = (uint64_t) floor(classic_bits / BLOOM_BLOCK_BITS);
-	if (lo < 1)
-		lo = 1;
-	/* grow until the rate is met, then bisect: the rate falls with size */
-	hi = lo;
-	while (best_fpp(capacity, hi, &kk) > fpp)
-	{
-		lo = hi + 1;
-		if (hi >= max_blocks)
-			return false;
-		hi = hi > max_blocks / 2 ? max_blocks : 2 * hi;
-	}
-	while (lo < hi)
-	{
-		uint64_t	mid = lo + (hi - lo) / 2;
-
-		if (best_fpp(capacity, mid, &kk) <= fpp)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	best_fpp(capacity, hi, k);
-	*nblocks = hi;
+	if (t.max_k > BLOOM_MAX_NHASHES)
+		t.max_k = BLOOM_MAX_NHASHES;
+	t.last_k = t.max_k > 1 ? t.max_k - 1 : 1;
+	found = bf_sizing_fewest((uint64_t) floor(classic_blocks), max_blocks, blocked_fits, &t);
+	if (found == 0)
+		return false;
+	best_quantile(&t, found, k);
+	*nblocks = found;
 	return true;
 }
 

@@ -40,8 +40,8 @@ bf_blocked_block_index(uint64_t h1, uint64_t nblocks)
 }
 
 /*
- * Shape for capacity values at rate fpp: the fewest blocks whose exact
- * expected rate (bf_blocked_expected_fpp) is at most fpp, not the classic
+ * Shape for capacity values at rate fpp: the fewest blocks for which 95% of
+ * filters stay at or under fpp (bf_blocked_size_for), not the classic
  * formula, since busy blocks answer wrongly more often than quiet ones save.
  */
 extern bool bf_blocked_shape_for(double capacity, double fpp, BloomShape *shape,
@@ -64,17 +64,11 @@ extern double bf_blocked_estimate_count(const BloomFilter *f);
 extern double bf_blocked_estimate_fpp(const BloomFilter *f);
 
 /*
- * Expected false-positive rate of a blocked filter with nblocks blocks,
- * k bits per value and n values: block loads are Poisson with mean
- * n / nblocks, and a block holding i values answers a foreign probe wrongly
- * with the classic rate of a 512-bit filter holding i values.
- */
-extern double bf_blocked_expected_fpp(double n, uint64_t nblocks, uint32_t k);
-
-/*
- * Smallest number of blocks (and the best k for it) whose expected rate
- * for capacity values is at most fpp.  False if more than max_blocks would
- * be needed.
+ * The fewest blocks, from the size of the optimal classic filter up, for
+ * which some k of 1 .. ceil(log2(1 / fpp)) keeps 95% of filters of
+ * capacity values at or under fpp (bf_rate_quantile of core/sizing.h with
+ * blocks of 512 bits), and the k with the lowest such rate (the smallest on
+ * ties).  False if more than max_blocks would be needed.
  */
 extern bool bf_blocked_size_for(double capacity, double fpp, uint64_t max_blocks,
 								uint64_t *nblocks, uint32_t *k);

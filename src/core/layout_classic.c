@@ -6,31 +6,88 @@
 #include "layout_classic.h"
 
 #include "scheme1.h"
+#include "sizing.h"
 
 #include <string.h>
 
+/* ---------------------------------------------------------------------
+ * Sizing
+ * --------------------------------------------------------------------- */
+
+/* A candidate: n values, k bits each, at rate fpp for 95% of filters. */
+typedef struct ClassicTarget
+{
+	double		n,
+				fpp;
+	uint32_t	k;
+} ClassicTarget;
+
+/* True if 95% of filters of `words` words stay at or under the rate. */
+static bool
+classic_fits(uint64_t words, void *arg)
+{
+	const ClassicTarget *t = arg;
+
+	return bf_rate_quantile(t->n, 64.0 * (double) words, 1.0, t->k) <= t->fpp;
+}
+
+/*
+ * The fewest words for k bits per value, searched from the size whose
+ * expected fill (1 - e^(-kn/m)) gives fill^k = fpp exactly: no filter
+ * of fewer bits can keep even its mean rate at fpp.  0 if none fits.
+ */
+static uint64_t
+classic_words_for_k(double n, double fpp, uint32_t k)
+{
+	ClassicTarget t = {n, fpp, k};
+	double		mean_bits = -n * k / log1p(-pow(fpp, 1.0 / k));
+	uint64_t	lo = mean_bits / 64.0 < (double) BLOOM_MAX_WORDS ?
+		(uint64_t) floor(mean_bits / 64.0) : BLOOM_MAX_WORDS;
+
+	return bf_sizing_fewest(lo, BLOOM_MAX_WORDS, classic_fits, &t);
+}
+
+/*
+ * k is log2(1 / fpp), the optimum, rounded down or up; for each, the
+ * fewest whole words that keep 95% of filters at or under fpp
+ * (bf_rate_quantile with one block); the k needing fewer words wins, and
+ * of two equal sizes the one with the lower rate.
+ */
 bool
 bf_classic_shape_for(double capacity, double fpp, BloomShape *s, char *errbuf)
 {
-	double		m;
-	uint32_t	k;
+	double		k0 = log2(1.0 / fpp);
+	uint32_t	k_lo = k0 < 1.0 ? 1 : (uint32_t) fmin(floor(k0), 1e6),
+				k_hi = k0 < 1.0 ? 1 : (uint32_t) fmin(ceil(k0), 1e6);
+	uint64_t	best_words = 0;
+	uint32_t	best_k = 0;
 
-	if (!bf_optimal_size(capacity, fpp, 1, &m, &k, errbuf))
+	if (!bf_sizing_k_fits(fpp, 1, errbuf))
 		return false;
-	/* whole 64-bit words: the extra bits are free and lower the rate */
-	m = ceil(m / 64.0) * 64.0;
-	if (!(m <= (double) BLOOM_MAX_NBITS))
+	for (uint32_t k = k_lo; k <= k_hi && k <= BLOOM_MAX_NHASHES; k++)
 	{
-		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
-				 "a filter for %.15g values at false-positive probability %g needs %.4g bits (%.4g MB), more than the maximum of %llu bits (1 GB)",
-				 capacity, fpp, m, m / 8 / 1048576.0,
-				 (unsigned long long) BLOOM_MAX_NBITS);
+		uint64_t	words = classic_words_for_k(capacity, fpp, k);
+
+		if (words == 0)
+			continue;
+		if (best_words == 0 || words < best_words ||
+			(words == best_words &&
+			 bf_rate_quantile(capacity, 64.0 * (double) words, 1.0, k) <
+			 bf_rate_quantile(capacity, 64.0 * (double) words, 1.0, best_k)))
+		{
+			best_words = words;
+			best_k = k;
+		}
+	}
+	if (best_words == 0)
+	{
+		bf_sizing_too_large(capacity, fpp, 1, "a filter", errbuf);
 		return false;
 	}
 	memset(s, 0, sizeof(*s));
 	s->layout = BLOOM_LAYOUT_CLASSIC;
-	s->nbits = (uint64_t) m;
-	s->nhashes = k;
+	s->nbits = 64 * best_words;
+	s->nhashes = best_k;
 	return true;
 }
 

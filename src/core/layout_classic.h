@@ -21,7 +21,12 @@
 
 #include "bf_base.h"
 
-/* Shape for capacity values at rate fpp (both already range-checked). */
+/*
+ * Shape for capacity values at rate fpp (both already range-checked): k is
+ * log2(1 / fpp) rounded down or up, and m the fewest whole words for which
+ * 95% of filters holding capacity values stay at or under fpp
+ * (core/sizing.h, doc/layouts.md).
+ */
 extern bool bf_classic_shape_for(double capacity, double fpp, BloomShape *shape,
 								 char *errbuf);
 

@@ -5,6 +5,7 @@
  */
 #include "layout_matrix.h"
 #include "layout_matrix_model.h"
+#include "sizing.h"
 
 #include <string.h>
 
@@ -48,40 +49,145 @@ bf_matrix_shape_check(const BloomShape *s, char *errbuf)
 	return true;
 }
 
+/* n values at rate fpp over `rows` rows, s of them read, k up to max_k. */
+typedef struct MatrixTarget
+{
+	double		n,
+				fpp;
+	uint32_t	rows,
+				locators,
+				max_k;
+	uint64_t	words;			/* the row size being tried */
+} MatrixTarget;
+
+static double
+packed_bound(const MatrixTarget *t, double w, uint32_t k)
+{
+	double		h = fmin(w, ceil(w / 2.0) - 1.0 + k),
+				total = fmin(ceil(t->n) * k, t->rows * h),
+				full = floor(total / h),
+				rest = total - full * h;
+
+	return (double) t->locators / t->rows *
+		(full * pow(h / w, (double) k) + pow(rest / w, (double) k));
+}
+
 /*
- * A query reads s rows, so a row may have s times the classic rate: each
- * row is sized like a classic filter for its share n / r of the values at
- * rate p / s.  The total is m = -n ln(p / s) / (ln 2)^2 bits and
- * k = round(m / n ln 2) = round(log2(s / p)); at capacity a row is about
- * half full, which is where the layout calls it full.  Rows are whole
- * 64-bit words.
+ * The 95% rate of rows of t->words words with k bits per value: s times the
+ * rate of the rows as blocks that the values fall into uniformly, since a
+ * probe reads s rows and fails if any of them has all its bits; or
+ * INFINITY if the packed bound exceeds fpp (which happens only below some
+ * k: the bound falls as k grows).
+ */
+static double
+matrix_quantile(uint32_t k, void *arg)
+{
+	const MatrixTarget *t = arg;
+	double		w = 64.0 * (double) t->words;
+
+	if (packed_bound(t, w, k) > t->fpp)
+		return INFINITY;
+	return t->locators * bf_rate_quantile(t->n, w, (double) t->rows, k);
+}
+
+/*
+ * The k of 1 .. max_k with the lowest rate for rows of `words` words (the
+ * smallest on ties), and that rate.  Every k is tried: at small n the
+ * packed bound leaves gaps and more than one low point in k.
+ */
+static double
+best_quantile(MatrixTarget *t, uint64_t words, uint32_t *best_k)
+{
+	double		best = INFINITY;
+
+	t->words = words;
+	*best_k = 1;
+	for (uint32_t k = 1; k <= t->max_k; k++)
+	{
+		double		q = matrix_quantile(k, t);
+
+		if (q < best)
+		{
+			best = q;
+			*best_k = k;
+		}
+	}
+	return best;
+}
+
+static bool
+matrix_fits(uint64_t words, void *arg)
+{
+	uint32_t	k;
+
+	return best_quantile(arg, words, &k) <= ((const MatrixTarget *) arg)->fpp;
+}
+
+/*
+ * The fewest words per row for this many rows, from the size of the
+ * optimal classic filter for each row's share of the values at rate
+ * fpp / s; 0 if none fits.
+ */
+static uint64_t
+row_words(MatrixTarget *t)
+{
+	double		lo = bf_optimal_bits(t->n / t->rows, t->fpp / t->locators) / 64.0;
+	uint64_t	max = (BLOOM_MAX_WORDS - t->rows) / t->rows;
+
+	if (!(lo <= (double) max))
+		return 0;
+	return bf_sizing_fewest((uint64_t) floor(lo), max, matrix_fits, t);
+}
+
+/*
+ * The rows of the default shape: 8, as in the paper, when each row's share
+ * is at least BLOOM_MATRIX_VALUES_PER_ROW values; fewer for fewer values
+ * (4, then 2: at least one row per locator), since rows of a few values
+ * each fill unevenly and need more bits for the same rate.
+ */
+static uint32_t
+default_rows(double capacity)
+{
+	uint32_t	rows = BLOOM_MATRIX_DEFAULT_ROWS;
+
+	while (rows > BLOOM_MATRIX_DEFAULT_LOCATORS &&
+		   capacity < (double) rows * BLOOM_MATRIX_VALUES_PER_ROW)
+		rows /= 2;
+	return rows;
+}
+
+/*
+ * s = 2 locators and default_rows; then the fewest words per row for which
+ * some k of 1 .. ceil(log2(s / fpp)) + 1 keeps both the packed bound and
+ * the 95% random-load rate at or under fpp, and of those k the one with
+ * the lowest rate.  doc/layouts.md states the rule in full.
  */
 bool
 bf_matrix_shape_for(double capacity, double fpp, BloomShape *s, char *errbuf)
 {
-	const uint32_t rows = BLOOM_MATRIX_DEFAULT_ROWS;
 	const uint32_t locators = BLOOM_MATRIX_DEFAULT_LOCATORS;
-	double		m,
-				row_bits;
+	MatrixTarget t = {capacity, fpp, default_rows(capacity), locators,
+	bf_sizing_max_k(fpp, locators) + 1, 0};
+	uint64_t	words;
 	uint32_t	k;
 
-	if (!bf_optimal_size(capacity, fpp, locators, &m, &k, errbuf))
+	if (!bf_sizing_k_fits(fpp, locators, errbuf))
 		return false;
-	row_bits = ceil(m / rows / 64.0) * 64.0;
-	if (!(row_bits * rows <= (double) BLOOM_MAX_NBITS))
+	if (t.max_k > BLOOM_MAX_NHASHES)
+		t.max_k = BLOOM_MAX_NHASHES;
+	words = row_words(&t);
+	if (words == 0)
 	{
-		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
-				 "a matrix filter for %.15g values at false-positive probability %g needs %.4g bits (%.4g MB), more than the maximum of %llu bits (1 GB)",
-				 capacity, fpp, row_bits * rows, row_bits * rows / 8 / 1048576.0,
-				 (unsigned long long) BLOOM_MAX_NBITS);
+		bf_sizing_too_large(capacity, fpp, locators, "a matrix filter", errbuf);
 		return false;
 	}
+	best_quantile(&t, words, &k);
 	memset(s, 0, sizeof(*s));
 	s->layout = BLOOM_LAYOUT_MATRIX;
-	s->nbits = (uint64_t) row_bits * rows;
+	s->nbits = 64 * words * t.rows;
 	s->nhashes = k;
-	s->rows = rows;
-	s->locators = locators;
+	s->rows = t.rows;
+	s->locators = t.locators;
 	return bf_matrix_shape_check(s, errbuf);
 }
 

@@ -39,9 +39,14 @@
 /* At most this many locating hashes: a query reads one row per locator. */
 #define BLOOM_MATRIX_MAX_LOCATORS	64
 
-/* Layout chosen by bloom_empty(capacity, fpp, 'matrix') (see bf_matrix_shape_for). */
+/*
+ * Layout chosen by bloom_empty(capacity, fpp, 'matrix') (see
+ * bf_matrix_shape_for): 2 locators, and 8 rows when each holds at least
+ * BLOOM_MATRIX_VALUES_PER_ROW values at capacity, else 4, else 2.
+ */
 #define BLOOM_MATRIX_DEFAULT_ROWS		8
 #define BLOOM_MATRIX_DEFAULT_LOCATORS	2
+#define BLOOM_MATRIX_VALUES_PER_ROW		512
 
 static inline uint64_t
 bf_matrix_row_bits(const BloomFilter *f)
@@ -105,7 +110,11 @@ bf_matrix_row_full(uint64_t bits_set, uint64_t row_bits)
 	return bits_set >= row_bits - row_bits / 2;
 }
 
-/* The shape for capacity values at fpp: the sizing rule of doc/matrix.md. */
+/*
+ * The shape for capacity values at fpp: 2 locators, 2 to 8 rows by the
+ * capacity, and the fewest words per row for which 95% of filters stay at
+ * or under fpp (layout_matrix.c, doc/layouts.md).
+ */
 extern bool bf_matrix_shape_for(double capacity, double fpp, BloomShape *shape,
 								char *errbuf);
 

@@ -1,13 +1,14 @@
 #!/usr/bin/python3
-"""Checks doc/format.md and the sizing rules of the README against a server.
+"""Checks doc/format.md and the sizing rules of doc/layouts.md against a server.
 
 bloomformat.py reads, writes and probes filters from doc/format.md alone;
 this program has the server build filters of every layout and compares them
 bit for bit with what bloomformat.py builds from the same values' hashes,
 sends it filters that bloomformat.py built (with seeds and insert counts
 above 2^63), mutates headers to see that both sides reject the same ones,
-checks the text form's length, bloom_info's bytes and the formula for k,
-and hashes bigints (hash scheme 3: the whole 64-bit range, and within 32
+checks the text form's length, bloom_info's bytes and the shapes of
+bloom_empty against the rules of doc/layouts.md (bloomsizing.py), and
+hashes bigints (hash scheme 3: the whole 64-bit range, and within 32
 bits PostgreSQL's own hash) as bloom_hash does, building filters of them
 without the server's hashes.  Connects with the libpq environment (PGHOST, PGPORT, PGDATABASE, PGUSER)
 to a database with the extension.
@@ -20,6 +21,7 @@ import random
 import psycopg2
 
 import bloomformat as bf
+import bloomsizing as bs
 from checks import Checks
 
 C = Checks("check_format.py")
@@ -193,32 +195,28 @@ def check_sizes(cur):
             % (stored, info_bytes), stored < info_bytes)
 
 
-def c_round(x):
-    """C's round(): halves away from zero (Python's round() goes to even)."""
-    return math.floor(x + 0.5)
-
-
-def sizing(n, p):
-    """bloom_empty(n, p): m before and after rounding up to words, and k."""
-    m0 = math.ceil(-n * math.log(p) / math.log(2) ** 2)
-    k = max(1, c_round(m0 / n * math.log(2)))
-    return m0, 64 * math.ceil(m0 / 64), k
-
-
 def check_sizing(cur):
+    """bloom_empty's shapes against the rules of doc/layouts.md (bloomsizing.py)."""
     for p, ns in [(0.01, range(1, 2001)), (0.1, range(1, 2001, 7)),
                   (1e-4, range(1, 2001, 13)), (1e-9, range(1, 20001, 97))]:
         cur.execute("SELECT n, nbits, nhashes FROM unnest(%s::int8[]) n,"
                     " bloom_info(bloom_empty(n, %s))", (list(ns), p))
         rows = cur.fetchall()
-        wrong = [(n, m, k) for n, m, k in rows if sizing(n, p)[1:] != (m, k)]
-        C.check("bloom_empty(n, %g), %d capacities from %d to %d: m and k as the README says"
+        wrong = [(n, m, k) for n, m, k in rows if bs.shape(n, p, "classic")[:2] != (m, k)]
+        C.check("bloom_empty(n, %g), %d capacities from %d to %d: m and k as doc/layouts.md says"
                 % (p, len(rows), ns[0], ns[-1]), rows and not wrong, wrong[:5])
-        if p == 0.01:
-            # What the old wording gave: k from m after rounding up to words.
-            old = [n for n, m, k in rows if max(1, c_round(m / n * math.log(2))) != k]
-            print("# at 0.01, k from the rounded m would be wrong for %d capacities (first: %s)"
-                  % (len(old), old[:5]))
+    cases = {"blocked": ([1, 2, 10, 100, 1000, 10 ** 4, 10 ** 5, 10 ** 6, 10 ** 7],
+                         [0.5, 0.1, 0.01, 1e-4, 1e-6, 1e-9]),
+             "matrix": ([1, 5, 10, 30, 2047, 2048, 4096, 10 ** 5, 10 ** 7],
+                        [0.5, 0.1, 0.01, 1e-4, 1e-6, 1e-9])}
+    for layout, (ns, ps) in cases.items():
+        cur.execute("SELECT n, p, nbits, nhashes, coalesce(rows, 0), coalesce(locators, 0)"
+                    " FROM unnest(%s::int8[]) n, unnest(%s::float8[]) p,"
+                    " bloom_info(bloom_empty(n, p, %s))", (ns, ps, layout))
+        rows = cur.fetchall()
+        wrong = [r for r in rows if bs.shape(r[0], r[1], layout) != tuple(r[2:])]
+        C.check("bloom_empty(n, p, '%s'), %d shapes: as doc/layouts.md says" % (layout, len(rows)),
+                len(rows) == len(ns) * len(ps) and not wrong, wrong[:3])
 
 
 def mutations(data):

@@ -2,11 +2,14 @@
 SELECT bloom_info(bloom_empty(1000));
 SELECT (bloom_info(bloom_empty(1000000, 0.01))).*;
 
--- bloom_empty sizing: m = ceil(-n ln p / ln(2)^2) rounded up to 64-bit words,
--- k = round(m/n ln 2)
+-- bloom_empty sizing (doc/layouts.md): k = log2(1/p) rounded down or up, m
+-- the fewest 64-bit words that keep 95% of filters at p, so at least the
+-- optimal -n ln p / ln(2)^2 bits, and the expected rate at capacity,
+-- (1 - (1 - 1/m)^(kn))^k, at most p
 SELECT capacity, p AS fpp, i.nbits, i.nhashes, i.bytes,
-       i.nbits = ceil(ceil(-capacity * ln(p) / ln(2)^2) / 64) * 64 AS m_formula,
-       i.nhashes = greatest(1, round(ceil(-capacity * ln(p) / ln(2)^2) / capacity * ln(2))) AS k_formula
+       i.nbits % 64 = 0 AND i.nbits >= -capacity * ln(p) / ln(2)^2 AS m_rule,
+       i.nhashes IN (greatest(1, floor(ln(1 / p) / ln(2))), greatest(1, ceil(ln(1 / p) / ln(2)))) AS k_rule,
+       (1 - (1 - 1 / i.nbits::float8) ^ (i.nhashes * capacity)) ^ i.nhashes <= p AS mean_rate_ok
 FROM (VALUES (1::bigint, 0.5::float8), (1, 0.01), (100, 0.01), (1000, 0.001),
              (100000, 0.01), (1000000, 0.01), (10000000, 0.05), (1000, 1e-9)) v(capacity, p),
      LATERAL bloom_info(bloom_empty(capacity, p)) i;

@@ -42,7 +42,7 @@ SELECT (lo | hi) = f AS union_is_filter_of_union,
        (lo & lo) = lo AS intersect_idempotent
 FROM p, b;
 -- and not with a classic filter of the same size
-SELECT bloom_union(bloom_empty(1000, 0.01, 'blocked'), bloom_empty_with(10240, 7));
+SELECT bloom_union(bloom_empty(1000, 0.01, 'blocked'), bloom_empty_with(10240, 6));
 
 -- a blocked header must describe whole blocks: 448 bits with a matching
 -- payload of 7 words is a valid classic size but not a blocked one

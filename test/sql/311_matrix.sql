@@ -56,14 +56,16 @@ SELECT f AS before FROM m \gset
 SELECT bloom_contains(bloom_add(f, 99999), 99999) FROM m;
 SELECT f = :'before'::bloom AS untouched FROM m;
 
--- bloom_empty(capacity, fpp, 'matrix'): s = 2 locators, r = 8 rows, each row
--- sized like a classic filter for n/r values at p/s:
--- m = ceil(-n ln(p/2) / ln(2)^2) rounded up to 8 rows of whole words,
--- k = round(m/n ln 2)
+-- bloom_empty(capacity, fpp, 'matrix') (doc/layouts.md): s = 2 locators;
+-- r = 8 rows from 4096 values, 4 from 2048, else 2; rows of whole words, at
+-- least the optimal classic filter for n/r values at p/s; k at most
+-- ceil(log2(s/p)) + 1.  The exact shapes: 302_layout_sizing.
 SELECT capacity, p, i.layout, i."rows", i.locators, i.nbits, i.nhashes,
-       i.nbits = 8 * 64 * ceil(ceil(-capacity * ln(p / 2) / ln(2)^2) / 8 / 64) AS m_rule,
-       i.nhashes = greatest(1, round(ceil(-capacity * ln(p / 2) / ln(2)^2) / capacity * ln(2))) AS k_rule
-FROM (VALUES (1::bigint, 0.5::float8), (1000, 0.01), (100000, 0.01), (1000000, 0.001)) v(capacity, p),
+       i."rows" = CASE WHEN capacity >= 4096 THEN 8 WHEN capacity >= 2048 THEN 4 ELSE 2 END AS rows_rule,
+       i.nbits % (64 * i."rows") = 0
+         AND i.nbits >= -capacity * ln(p / 2) / ln(2)^2 AS m_rule,
+       i.nhashes <= ceil(ln(2 / p) / ln(2)) + 1 AS k_rule
+FROM (VALUES (1::bigint, 0.5::float8), (1000, 0.01), (3000, 0.001), (100000, 0.01), (1000000, 0.001)) v(capacity, p),
      LATERAL bloom_info(bloom_empty(capacity, p, 'matrix')) i;
 -- measured at capacity, with 10^6 probes never added, the rate meets the request
 CREATE TEMP TABLE sized AS

@@ -9,6 +9,7 @@
 
 #include "core/base64.h"
 #include "core/filter.h"
+#include "core/sizing.h"
 #include "core/wire.h"
 
 static BloomFilter *
@@ -26,11 +27,17 @@ test_sizing(void)
 	char		err[BLOOM_ERRBUF_SIZE];
 
 	CHECK(bf_shape_for(1e6, 0.01, BLOOM_LAYOUT_CLASSIC, &s, err));
-	/* m = ceil(1e6 * ln(100) / ln(2)^2) = 9585059, rounded up to 64 bits */
-	CHECK_EQ_U64(s.nbits, 9585088);
+	/*
+	 * k = 7 (log2(100) = 6.64 rounded up), and the fewest words that keep
+	 * 95% of filters at 0.01: 0.04% more than the size whose expected
+	 * rate is 0.01 with k = 7, -7e6 / ln(1 - 0.01^(1/7)) = 9593453 bits
+	 * (the optimal real k = 6.64 would need 9585059)
+	 */
+	CHECK_EQ_U64(s.nbits, 9597056);
 	CHECK_EQ_U64(s.nhashes, 7);
 	CHECK(bf_shape_for(1, 0.5, BLOOM_LAYOUT_CLASSIC, &s, err));
 	CHECK_EQ_U64(s.nhashes, 1);
+	CHECK_EQ_U64(s.nbits, 64);
 	CHECK(!bf_shape_for(0, 0.01, BLOOM_LAYOUT_CLASSIC, &s, err));
 	CHECK(!bf_shape_for(100, 0, BLOOM_LAYOUT_CLASSIC, &s, err));
 	CHECK(!bf_shape_for(100, 1, BLOOM_LAYOUT_CLASSIC, &s, err));
@@ -43,6 +50,42 @@ test_sizing(void)
 	CHECK(BLOOM_MAX_NBITS > (UINT64_C(1) << 32));
 	CHECK(bf_struct_bytes(BLOOM_MAX_NBITS) <= BLOOM_MAX_ALLOC_BYTES);
 	CHECK(bf_struct_bytes(BLOOM_MAX_NBITS + 64) > BLOOM_MAX_ALLOC_BYTES);
+}
+
+/*
+ * The classic rule: k is log2(1/p) rounded down or up, whichever needs the
+ * fewer words for 95% of filters to stay at p (bf_rate_quantile with one
+ * block); one word fewer would not do with either.  At p = 0.1, where
+ * rounding k down to 3 left the mean rate 0.6-1% over p, the mean rate of
+ * the shape is now at most p.
+ */
+static void
+test_sizing_rule(void)
+{
+	const double ns[] = {1, 10, 100, 1e4, 1e6, 1e8};
+	const double ps[] = {0.3, 0.1, 0.01, 1e-4, 1e-9};
+	char		err[BLOOM_ERRBUF_SIZE];
+
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		for (size_t j = 0; j < sizeof(ps) / sizeof(ps[0]); j++)
+		{
+			BloomShape	s;
+			double		k0 = log2(1 / ps[j]),
+						m,
+						mean;
+
+			CHECK(bf_shape_for(ns[i], ps[j], BLOOM_LAYOUT_CLASSIC, &s, err));
+			m = (double) s.nbits;
+			CHECK(s.nhashes == (uint32_t) floor(k0) || s.nhashes == (uint32_t) ceil(k0));
+			CHECK(bf_rate_quantile(ns[i], m, 1, s.nhashes) <= ps[j]);
+			if (s.nbits > 64)
+			{
+				CHECK(bf_rate_quantile(ns[i], m - 64, 1, (uint32_t) floor(k0)) > ps[j]);
+				CHECK(bf_rate_quantile(ns[i], m - 64, 1, (uint32_t) ceil(k0)) > ps[j]);
+			}
+			mean = pow(-expm1(ns[i] * s.nhashes * log1p(-1 / m)), s.nhashes);
+			CHECK(mean <= ps[j]);
+		}
 }
 
 static void
@@ -355,6 +398,7 @@ int
 main(void)
 {
 	RUN(test_sizing);
+	RUN(test_sizing_rule);
 	RUN(test_hash_derive);
 	RUN(test_insert_query);
 	RUN(test_beyond_2_32_bits);

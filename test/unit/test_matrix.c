@@ -589,6 +589,37 @@ test_estimate_count(void)
 	}
 }
 
+/*
+ * What the sizing rule's packed bound rests on: while no value has met
+ * only full candidates (full_at NULL), no row holds more than
+ * ceil(w/2) - 1 + k bits, since a row takes values only while it is less
+ * than half full.  Small rows and a large k, both tie rules.
+ */
+static void
+test_rows_stop_at_half(void)
+{
+	for (int ties_first = 0; ties_first <= 1; ties_first++)
+	{
+		BloomFilter *f = ties_first ? new_matrix_ties_first(4, 320, 20, 2)
+			: new_matrix(4, 320, 20, 2);
+		uint64_t	limit = 160 - 1 + 20,
+					most = 0;
+
+		for (uint64_t v = 0; f->full_at == BLOOM_NEVER_FULL; v++)
+		{
+			const uint64_t *c = bf_matrix_counters_const(f);
+
+			for (uint32_t r = 0; r < f->rows; r++)
+				most = c[r] > most ? c[r] : most;
+			CHECK(most <= limit);
+			bf_insert(f, value(v));
+		}
+		/* the bound is reached: longest bit match packs rows up to it */
+		CHECK(most > 160);
+		free(f);
+	}
+}
+
 /* Measured false-positive rate of a capacity/fpp-sized matrix at capacity. */
 static double
 measured_fpp(double capacity, double fpp, BloomShape *shape)
@@ -619,12 +650,22 @@ test_sizing(void)
 	CHECK(bf_shape_for(100000, 0.01, BLOOM_LAYOUT_MATRIX, &s, err));
 	CHECK_EQ_U64(s.rows, BLOOM_MATRIX_DEFAULT_ROWS);
 	CHECK_EQ_U64(s.locators, BLOOM_MATRIX_DEFAULT_LOCATORS);
-	CHECK_EQ_U64(s.nhashes, 8);		/* round(log2(2 / 0.01)) = round(7.64) */
+	CHECK_EQ_U64(s.nhashes, 8);		/* ceil(log2(2 / 0.01)) = ceil(7.64) */
 	CHECK_EQ_U64(s.nbits % (64 * s.rows), 0);
-	/* ceil(-1e5 ln(0.005) / ln(2)^2) = 1102775 bits, rows of whole words */
-	CHECK_EQ_U64(s.nbits, 8 * 137856);
+	/* 0.24% more than ceil(-1e5 ln(0.005) / ln(2)^2) = 1102775 bits */
+	CHECK_EQ_U64(s.nbits, 8 * 138176);
 	CHECK(bf_shape_for(1, 0.5, BLOOM_LAYOUT_MATRIX, &s, err));
-	CHECK_EQ_U64(s.nbits, 8 * 64);
+	CHECK_EQ_U64(s.rows, 2);
+	CHECK_EQ_U64(s.nbits, 2 * 64);
+	/* 8 rows from 512 values a row, then 4, then 2 (one per locator) */
+	CHECK(bf_shape_for(4096, 0.01, BLOOM_LAYOUT_MATRIX, &s, err));
+	CHECK_EQ_U64(s.rows, 8);
+	CHECK(bf_shape_for(4095, 0.01, BLOOM_LAYOUT_MATRIX, &s, err));
+	CHECK_EQ_U64(s.rows, 4);
+	CHECK(bf_shape_for(2048, 0.01, BLOOM_LAYOUT_MATRIX, &s, err));
+	CHECK_EQ_U64(s.rows, 4);
+	CHECK(bf_shape_for(2047, 0.01, BLOOM_LAYOUT_MATRIX, &s, err));
+	CHECK_EQ_U64(s.rows, 2);
 	CHECK(!bf_shape_for(1e300, 0.01, BLOOM_LAYOUT_MATRIX, &s, err));
 	CHECK(!bf_shape_for(100, 1e-30, BLOOM_LAYOUT_MATRIX, &s, err));
 	CHECK(!bf_shape_for(0, 0.01, BLOOM_LAYOUT_MATRIX, &s, err));
@@ -674,6 +715,7 @@ main(void)
 	RUN(test_full_rows_and_full_at);
 	RUN(test_set_operations);
 	RUN(test_wire);
+	RUN(test_rows_stop_at_half);
 	RUN(test_sizing);
 	RUN(test_estimate_fpp);
 	return unit_report("matrix");

@@ -101,15 +101,15 @@ test_sizing(void)
 	caps[1] = 10;
 	CHECK(mbf_shapes_for(2, caps, 5000, 0.01, shapes, err));
 	/* each part is bloom's own shape for its capacity, with its seed */
-	CHECK_EQ_U64(shapes[0].nbits, 9600);
+	CHECK_EQ_U64(shapes[0].nbits, 9728);
 	CHECK_EQ_U64(shapes[1].nbits, 128);
-	CHECK_EQ_U64(shapes[2].nbits, 47936);
+	CHECK_EQ_U64(shapes[2].nbits, 48256);
 	CHECK_EQ_U64(shapes[0].nhashes, 7);
 	CHECK_EQ_U64(shapes[0].seed, 1);
 	CHECK_EQ_U64(shapes[1].seed, 2);
 	CHECK_EQ_U64(shapes[2].seed, MULTIBLOOM_VERIFY_SEED);
 	CHECK(mbf_struct_bytes(2, shapes, &bytes, err));
-	CHECK_EQ_U64(bytes, 24 + 3 * 8 + (64 + 9600 / 8) + (64 + 128 / 8) + (64 + 47936 / 8));
+	CHECK_EQ_U64(bytes, 24 + 3 * 8 + (64 + 9728 / 8) + (64 + 128 / 8) + (64 + 48256 / 8));
 
 	CHECK(!mbf_shapes_for(0, caps, 10, 0.01, shapes, err));
 	CHECK(strstr(err, "between 1 and 32") != NULL);
@@ -247,14 +247,14 @@ test_union_and_equal(void)
 	CHECK(mbf_equal(a, ab));
 	CHECK_EQ_U64(a->rows, 300);
 	CHECK(!mbf_compatible(a, other, err));
-	CHECK(strstr(err, "attribute 1: first filter is (classic, 9600 bits") != NULL);
+	CHECK(strstr(err, "attribute 1: first filter is (classic, 9728 bits") != NULL);
 	CHECK(!mbf_compatible(a, three, err));
 	CHECK_STR(err, "first filter has 2 attributes, second has 3");
 	CHECK(!mbf_equal(a, three));
 	mbf_describe(a, err, sizeof(err));
-	CHECK_STR(err, "2 attributes; attribute 1: classic, 9600 bits, 7 hashes, seed 1; "
-			  "attribute 2: classic, 9600 bits, 7 hashes, seed 2; "
-			  "verification filter: classic, 9600 bits, 7 hashes, seed 0");
+	CHECK_STR(err, "2 attributes; attribute 1: classic, 9728 bits, 7 hashes, seed 1; "
+			  "attribute 2: classic, 9728 bits, 7 hashes, seed 2; "
+			  "verification filter: classic, 9728 bits, 7 hashes, seed 0");
 	free(a);
 	free(b);
 	free(ab);
