@@ -213,7 +213,8 @@ bloom_agg_datasized_final(PG_FUNCTION_ARGS)
 static BloomFilter *
 alloc_state_filter(const BloomShape *shape)
 {
-	uint64		bytes = bf_struct_bytes(shape->nbits);
+	/* with the matrix layout's row counters after the bits */
+	uint64		bytes = bf_shape_bytes(shape);
 	BloomFilter *f;
 
 	if (bytes < 4 * HUGE_PAGE_BYTES)
