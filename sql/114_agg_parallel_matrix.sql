@@ -122,6 +122,20 @@ SET max_parallel_workers_per_gather = 0;
 SELECT count(*) FILTER (WHERE p.f = s.f) AS groups_same, count(*) AS groups
 FROM pm_groups p JOIN (SELECT grp, bloom_agg(k, 50000, 0.01, 'matrix') AS f FROM agg_pm GROUP BY grp) s USING (grp);
 
+-- Partial aggregation per partition, without workers: the same bytes.
+CREATE TABLE agg_pm_parts (k bigint, grp int) PARTITION BY LIST (grp);
+CREATE TABLE agg_pm_p0 PARTITION OF agg_pm_parts FOR VALUES IN (0);
+CREATE TABLE agg_pm_p1 PARTITION OF agg_pm_parts FOR VALUES IN (1);
+CREATE TABLE agg_pm_p2 PARTITION OF agg_pm_parts FOR VALUES IN (2);
+INSERT INTO agg_pm_parts SELECT k, grp FROM agg_pm;
+ANALYZE agg_pm_parts;
+SET enable_partitionwise_aggregate = on;
+EXPLAIN (COSTS OFF) SELECT bloom_agg(k, 100000, 0.01, 'matrix') FROM agg_pm_parts;
+SELECT bloom_agg(k, 100000, 0.01, 'matrix') = (SELECT f FROM pm_serial) AS partitionwise_same
+FROM agg_pm_parts;
+RESET enable_partitionwise_aggregate;
+DROP TABLE agg_pm_parts;
+
 -- Partial states combined by hand, as a distributed database combines the
 -- hashed twin's per shard: the single-server bytes, also through the text form.
 CREATE AGGREGATE pm_state(bigint, bigint, float8, text) (
