@@ -10,7 +10,10 @@
  *	  distinct raw hashes of the values in a HashCollector (bounded by
  *	  work_mem, spilling to temporary files) and builds the filter in the
  *	  final function, when the number of distinct values is known.  The
- *	  design and its costs are described in doc/aggregates.md.
+ *	  fixed shape of the matrix layout collects the hashes too, and inserts
+ *	  them in the final function, so that every plan builds one filter in
+ *	  one order.  The design and its costs are described in
+ *	  doc/aggregates.md.
  *
  *	  Entry points of one form name it (bloom_agg_datasized_final,
  *	  bloom_agg_fixed_final); those of both forms do not (bloom_agg_combine).
@@ -78,13 +81,25 @@ typedef struct FixedArgs
 
 /*
  * State of bloom_agg: exactly one of filter (fixed shape) and hashes
- * (sized to the data) is set.
+ * (sized to the data, or a fixed shape of the matrix layout) is set.
+ *
+ * The matrix layout places a value by the fill of its candidate rows, so
+ * its bits depend on the values inserted before it, and the union of
+ * filters built apart holds more bits than one filter of the same values
+ * (a higher rate, an estimate too high).  Its fixed shape therefore
+ * collects the distinct value hashes like the data-sized form (deferred)
+ * and inserts them all into one filter in the final function, in
+ * ascending order: the same filter in every plan and for every row order.
  */
 typedef struct BloomAggState
 {
 	BloomFilter *filter;		/* fixed shape: the filter being built */
-	HashCollector *hashes;		/* sized to the data: distinct raw hashes */
-	uint64		rows;			/* sized to the data: non-null values added */
+	HashCollector *hashes;		/* sized to the data, or deferred: distinct
+								 * raw hashes */
+	uint64		rows;			/* sized to the data, or deferred: non-null
+								 * values added */
+	bool		deferred;		/* fixed shape of the matrix layout: filter
+								 * is NULL, the values are in hashes */
 	BfInserter	inserter;		/* fixed shape: values not yet in filter
 								 * (flushed before it is read or combined) */
 	FixedArgs	args;			/* fixed shape: the arguments of its shape */
@@ -101,6 +116,20 @@ typedef struct BloomAggState
 #define AGG_SERIAL_FIXED	'F'
 #define AGG_SERIAL_FIXED_PREFIX 32
 static const char AGG_SERIAL_DATASIZED[4] = {'S', ' ', ' ', ' '};
+
+/*
+ * A deferred (matrix) state: the fixed-shape prefix with kind 'M', then
+ * the collected hashes as the data-sized kind writes them, under this word.
+ */
+#define AGG_SERIAL_DEFERRED 'M'
+static const char AGG_SERIAL_DEFERRED_HEAD[4] = {'M', ' ', ' ', ' '};
+
+/* True for both fixed-shape states: a filter, or deferred hashes. */
+static inline bool
+state_is_fixed(const BloomAggState *state)
+{
+	return state->filter != NULL || state->deferred;
+}
 
 /* ---------------------------------------------------------------------
  * bloom_agg(value): data-sized
@@ -219,7 +248,8 @@ bloom_agg_datasized_final(PG_FUNCTION_ARGS)
 static BloomFilter *
 alloc_state_filter(const BloomShape *shape)
 {
-	uint64		bytes = bf_struct_bytes(shape->nbits);
+	/* with the matrix layout's row counters after the bits */
+	uint64		bytes = bf_shape_bytes(shape);
 	BloomFilter *f;
 
 	if (bytes < 4 * HUGE_PAGE_BYTES)
@@ -387,11 +417,80 @@ new_fixed_state(FunctionCallInfo fcinfo, bool own_call)
 	bloom_shape_for_capacity(args.capacity, args.fpp, args.layout, &shape);
 	old = MemoryContextSwitchTo(aggcxt);
 	state = palloc0(sizeof(BloomAggState));
-	state->filter = alloc_state_filter(&shape);
+	if (shape.layout == BLOOM_LAYOUT_MATRIX)
+	{
+		/* the hashes are taken with seed 0, the seed of every such shape */
+		Assert(shape.seed == 0);
+		state->hashes = hc_create(aggcxt, 1, hc_work_mem_limit(), fcinfo);
+		state->deferred = true;
+	}
+	else
+		state->filter = alloc_state_filter(&shape);
 	MemoryContextSwitchTo(old);
 	state->args = args;
 	state->check_rows = !own_call || !shape_args_constant(fcinfo);
 	return state;
+}
+
+/* ---------------------------------------------------------------------
+ * The fixed shape of the matrix layout: deferred insertion
+ *
+ * The transition collects the distinct value hashes (seed 0, the seed of
+ * every bloom_empty(capacity, fpp, layout) shape) and the row count, as the
+ * data-sized form does; partial states carry them; the final function
+ * inserts them into one filter of the shape in ascending order of the
+ * hash.  So the filter is bloom_add_all(bloom_empty(capacity, fpp,
+ * 'matrix'), the distinct hashes in ascending order) with the insert count
+ * of the rows: one filter built in one order, whatever the plan (serial,
+ * parallel, per shard) and the order of the rows.
+ * --------------------------------------------------------------------- */
+
+static void
+deferred_add(BloomAggState *state, uint64 value_hash)
+{
+	hc_add1(state->hashes, value_hash);
+	state->rows++;
+}
+
+/* The transition of bloom_agg(value, capacity, fpp, 'matrix') for one row. */
+static void
+deferred_add_value(FunctionCallInfo fcinfo, BloomAggState *state)
+{
+	FilterCallCache *cache;
+
+	if (PG_ARGISNULL(1))
+		return;
+	cache = bloom_call_cache(fcinfo, 1);
+	deferred_add(state, bloom_hasher_value_hash(&cache->hashers[0], PG_GETARG_DATUM(1), 0));
+}
+
+/*
+ * The filter of a deferred state, in the current memory context: every
+ * collected hash inserted once, in ascending order (so full_at counts the
+ * distinct values before the first that met only full rows), then the
+ * insert count of the rows.  A state read from elsewhere may hold more
+ * distinct hashes than rows, which no aggregate gives.
+ */
+static BloomFilter *
+deferred_result(BloomAggState *state)
+{
+	BloomShape	shape;
+	BloomFilter *f;
+	BfBuilder	builder;
+
+	bloom_shape_for_capacity(state->args.capacity, state->args.fpp, state->args.layout, &shape);
+	f = alloc_state_filter(&shape);
+	bf_builder_start(&builder, f);
+	hc_iterate(state->hashes, build_from_record, &builder);
+	bf_builder_finish(&builder);
+	/* the builder counted one insert per distinct hash */
+	if (f->inserted > state->rows)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("invalid bloom_agg state"),
+				 errdetail("It holds more distinct values than rows.")));
+	f->inserted = state->rows;
+	return f;
 }
 
 /*
@@ -409,6 +508,11 @@ bloom_agg_fixed_trans(PG_FUNCTION_ARGS)
 		state = new_fixed_state(fcinfo, true);
 	else if (state->check_rows)
 		check_row_args(fcinfo, &state->args);
+	if (state->deferred)
+	{
+		deferred_add_value(fcinfo, state);
+		PG_RETURN_POINTER(state);
+	}
 	if (!PG_ARGISNULL(1))
 	{
 		FilterCallCache *cache = bloom_call_cache(fcinfo, 1);
@@ -457,6 +561,8 @@ fixed_result(FunctionCallInfo fcinfo, BloomAggState *state, bool own_call)
 {
 	if (state == NULL)
 		return own_call ? fixed_filter_without_rows(fcinfo) : NULL;
+	if (state->deferred)
+		return deferred_result(state);
 	bf_inserter_flush(&state->inserter, state->filter);
 	return state->filter;
 }
@@ -496,9 +602,19 @@ copy_state(FunctionCallInfo fcinfo, BloomAggState *b, MemoryContext aggcxt)
 		a->hashes = hc_create(aggcxt, 1, hc_work_mem_limit(), fcinfo);
 		hc_merge(a->hashes, b->hashes);
 		a->rows = b->rows;
+		a->deferred = b->deferred;
+		a->args = b->args;
 	}
 	MemoryContextSwitchTo(old);
 	return a;
+}
+
+static void
+different_forms(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("bloom_agg: partial states of different forms")));
 }
 
 /*
@@ -509,11 +625,18 @@ copy_state(FunctionCallInfo fcinfo, BloomAggState *b, MemoryContext aggcxt)
 static void
 combine_into(BloomAggState *a, BloomAggState *b)
 {
-	if ((a->filter == NULL) != (b->filter == NULL))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("bloom_agg: partial states of different forms")));
-	if (a->filter)
+	if (state_is_fixed(a) != state_is_fixed(b))
+		different_forms();
+	if (a->deferred || b->deferred)
+	{
+		check_same_args(&a->args, &b->args, "another part of it has");
+		/* the same arguments give the same layout: only a forged state differs */
+		if (a->deferred != b->deferred)
+			different_forms();
+		hc_merge(a->hashes, b->hashes);
+		a->rows += b->rows;
+	}
+	else if (a->filter)
 	{
 		bf_inserter_flush(&a->inserter, a->filter);
 		bf_inserter_flush(&b->inserter, b->filter);
@@ -603,12 +726,58 @@ check_filter_shape(const BloomFilter *f, const FixedArgs *args)
 		bad_serial_state("The filter's shape is not the one of its arguments.");
 }
 
+/*
+ * A deferred state: the fixed-shape prefix (kind 'M'), then the collected
+ * hashes under AGG_SERIAL_DEFERRED_HEAD.
+ */
+static bytea *
+serialize_deferred(BloomAggState *state, Size lead)
+{
+	bytea	   *result = hc_state_serialize(lead + AGG_SERIAL_FIXED_PREFIX,
+											AGG_SERIAL_DEFERRED_HEAD, state->rows,
+											state->hashes);
+
+	write_fixed_prefix(VARDATA(result) + lead, &state->args);
+	VARDATA(result)[lead] = AGG_SERIAL_DEFERRED;
+	return result;
+}
+
+/*
+ * A deferred state serialize_deferred wrote (after lead bytes) into state,
+ * checked: arguments that give a matrix shape, then the collected hashes.
+ */
+static void
+deserialize_deferred(const bytea *b, Size lead, BloomAggState *state,
+					 MemoryContext aggcxt, FunctionCallInfo fcinfo)
+{
+	BloomShape	shape;
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	char		head[4];
+
+	if (VARSIZE(b) - VARHDRSZ - lead < AGG_SERIAL_FIXED_PREFIX)
+		bad_serial_state(NULL);
+	read_fixed_prefix(VARDATA(b) + lead, &state->args);
+	if (state->args.layout != BLOOM_LAYOUT_MATRIX || state->args.capacity < 1 ||
+		!bf_shape_for((double) state->args.capacity, state->args.fpp, state->args.layout,
+					  &shape, errbuf))
+		bad_serial_state("The filter's arguments are not valid.");
+	state->hashes = hc_state_deserialize(b, lead + AGG_SERIAL_FIXED_PREFIX, "bloom_agg", head,
+										 &state->rows, aggcxt, fcinfo);
+	if (memcmp(head, AGG_SERIAL_DEFERRED_HEAD, sizeof(head)) != 0 || state->hashes->width != 1)
+		bad_serial_state("bad header");
+	state->deferred = true;
+	/* rows added to it later are compared with its arguments */
+	state->check_rows = true;
+}
+
 /* The serialized state after lead bytes left for the caller. */
 static bytea *
 serialize_state(BloomAggState *state, Size lead)
 {
 	bytea	   *result;
 
+	if (state->deferred)
+		return serialize_deferred(state, lead);
 	if (state->filter == NULL)
 		return hc_state_serialize(lead, AGG_SERIAL_DATASIZED, state->rows, state->hashes);
 	bf_inserter_flush(&state->inserter, state->filter);
@@ -631,15 +800,21 @@ deserialize_state(const bytea *b, Size lead, MemoryContext aggcxt, FunctionCallI
 	MemoryContext old;
 	char		head[4];
 
-	if (kind != AGG_SERIAL_FIXED && kind != AGG_SERIAL_DATASIZED[0])
+	if (kind != AGG_SERIAL_FIXED && kind != AGG_SERIAL_DATASIZED[0] &&
+		kind != AGG_SERIAL_DEFERRED)
 		bad_serial_state(NULL);
 	old = MemoryContextSwitchTo(aggcxt);
 	state = palloc0(sizeof(BloomAggState));
-	if (kind == AGG_SERIAL_FIXED)
+	if (kind == AGG_SERIAL_DEFERRED)
+		deserialize_deferred(b, lead, state, aggcxt, fcinfo);
+	else if (kind == AGG_SERIAL_FIXED)
 	{
 		if (len - lead < AGG_SERIAL_FIXED_PREFIX)
 			bad_serial_state(NULL);
 		read_fixed_prefix(VARDATA(b) + lead, &state->args);
+		/* a matrix state carries its values' hashes, never a filter */
+		if (state->args.layout == BLOOM_LAYOUT_MATRIX)
+			bad_serial_state("A matrix filter's state is not a filter.");
 		state->filter = filter_from_bytea(b, lead + AGG_SERIAL_FIXED_PREFIX,
 										  ERRCODE_DATA_CORRUPTED, &bloom_type);
 		check_filter_shape(state->filter, &state->args);
@@ -1331,7 +1506,7 @@ static const AggStateType bloom_agg_state_type = {
 static BloomAggState *
 check_form(BloomAggState *state, bool fixed)
 {
-	if (state != NULL && (state->filter != NULL) != fixed)
+	if (state != NULL && state_is_fixed(state) != fixed)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("a %s bloom_agg_state given to a %s bloom_agg_hashed",
@@ -1369,7 +1544,7 @@ new_hashed_fixed_state(FunctionCallInfo fcinfo, MemoryContext aggcxt)
 {
 	BloomAggState *state = new_fixed_state(fcinfo, agg_call_is_own(fcinfo));
 
-	if (state->filter->seed != 0)
+	if (state->filter != NULL && state->filter->seed != 0)
 		elog(ERROR, "bloom_agg_hashed: a fixed shape of seed " UINT64_FORMAT,
 			 state->filter->seed);
 	return agg_state_wrap(&bloom_agg_state_type, state, aggcxt);
@@ -1389,6 +1564,12 @@ bloom_agg_hashed_fixed_trans(PG_FUNCTION_ARGS)
 	state = check_form(e->state, true);
 	if (!first_row && state->check_rows)
 		check_row_args(fcinfo, &state->args);
+	if (state->deferred)
+	{
+		if (!PG_ARGISNULL(1))
+			deferred_add(state, (uint64) PG_GETARG_INT64(1));
+		PG_RETURN_DATUM(agg_state_datum(e));
+	}
 	if (!PG_ARGISNULL(1))
 		bf_inserter_add(&state->inserter, state->filter,
 						bf_hash_derive((uint64) PG_GETARG_INT64(1)));
