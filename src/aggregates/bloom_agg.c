@@ -461,7 +461,9 @@ deferred_add_value(FunctionCallInfo fcinfo, BloomAggState *state)
 	if (PG_ARGISNULL(1))
 		return;
 	cache = bloom_call_cache(fcinfo, 1);
-	deferred_add(state, bloom_hasher_value_hash(&cache->hashers[0], PG_GETARG_DATUM(1), 0));
+	/* seed 0 and the newest scheme, as the data-sized aggregate collects */
+	deferred_add(state, bloom_hasher_value_hash(&cache->hashers[0], PG_GETARG_DATUM(1), 0,
+												BLOOM_HASH_SCHEME_NEWEST));
 }
 
 /*

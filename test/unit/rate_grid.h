@@ -28,18 +28,16 @@
 #include "core/layout_matrix.h"
 
 /*
- * A full-width 64-bit value hash: every bit of the value reaches every bit
- * of the hash (Evensen's rrmxmx).  A stand-in for the value hash the
- * server uses for 64-bit types; any bijection with full avalanche will do.
+ * The value hash: scheme 3's full-width hash of a 64-bit quantity
+ * (bf_hash_wide64, what the server uses for bigint and timestamps beyond 32
+ * bits), seed 0.  Small sequence values would be hashed by PostgreSQL's
+ * 32-bit path on the server; the core has no copy of it, and any hash with
+ * full avalanche gives the same rates.
  */
 static inline uint64_t
 rg_hash64(uint64_t x)
 {
-	x ^= (x >> 49 | x << 15) ^ (x >> 24 | x << 40);
-	x *= UINT64_C(0x9fb21c651e98df25);
-	x ^= x >> 28;
-	x *= UINT64_C(0x9fb21c651e98df25);
-	return x ^ (x >> 28);
+	return bf_hash_wide64(x, 0);
 }
 
 /* splitmix64: the random stream of value sets and probes. */
