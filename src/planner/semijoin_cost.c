@@ -1,0 +1,365 @@
+/*
+ * semijoin_cost.c
+ *	  The planner's estimates and the cost rule of doc/semijoin.md ("The
+ *	  rule"): for each candidate of a query level, the rows and distinct
+ *	  keys of both sides, the bytes of a shipped row, the fpp and capacity
+ *	  of the filter, what it passes and saves; whether it pays; and the
+ *	  best candidate of each probe relation and slot.
+ *
+ *	  Runs in the planner hook, before planning: the estimates come from a
+ *	  PlannerInfo built over each query level's range table
+ *	  (estimator_root), the way the planner itself estimates single
+ *	  relations.  The limits are the bloomfilter.semijoin_* settings.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "nodes/makefuncs.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "parser/parsetree.h"
+#include "partitioning/partdesc.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+#include "utils/syscache.h"
+
+#include "pg_compat.h"
+#include "planner/semijoin_internal.h"
+
+/*
+ * The constants of the rule (doc/semijoin.md): the filter travels as text,
+ * about 4/3 of its binary size; it must save at least SAVE_FACTOR times the
+ * bytes it costs to send; the fpp is chosen within [FPP_MIN, FPP_MAX]; the
+ * capacity asked of bloom_agg is CAPACITY_MARGIN times the estimated
+ * distinct build keys, so an estimate a little low still meets the fpp.
+ */
+#define TEXT_FACTOR			(4.0 / 3.0)
+#define SAVE_FACTOR			2.0
+#define FPP_MIN				0.0001
+#define FPP_MAX				0.1
+#define CAPACITY_MARGIN		1.25
+#define CAPACITY_MIN		16.0
+/* bytes of a DataRow message and of each field's length word */
+#define ROW_OVERHEAD_BYTES	7.0
+#define FIELD_OVERHEAD_BYTES 4.0
+
+/*
+ * A PlannerInfo over the query's range table, enough for the selectivity
+ * and distinct-value estimates of single relations, built before planning.
+ */
+PlannerInfo *
+estimator_root(Query *q, ParamListInfo boundParams)
+{
+	PlannerGlobal *glob = makeNode(PlannerGlobal);
+	PlannerInfo *root = makeNode(PlannerInfo);
+
+	Query	   *parse = palloc(sizeof(Query));
+	ListCell   *lc;
+
+	/*
+	 * A copy of the range table whose entries say "inherits" only when the
+	 * relation has children, as the planner will find (the parser marks
+	 * every relation named without ONLY), so that a plain table's own
+	 * statistics are read, not those of an inheritance tree.
+	 */
+	memcpy(parse, q, sizeof(Query));
+	parse->rtable = NIL;
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *rte = palloc(sizeof(RangeTblEntry));
+
+		memcpy(rte, lfirst(lc), sizeof(RangeTblEntry));
+		if (rte->rtekind == RTE_RELATION && rte->inh)
+			rte->inh = has_subclass(rte->relid);
+		parse->rtable = lappend(parse->rtable, rte);
+	}
+	glob->boundParams = boundParams;
+	root->parse = parse;
+	root->glob = glob;
+	root->query_level = 1;
+	root->planner_cxt = CurrentMemoryContext;
+	root->wt_param_id = -1;
+	setup_simple_rel_arrays(root);
+	return root;
+}
+
+/* Releases what an estimator root holds open. */
+void
+estimator_done(PlannerInfo *root)
+{
+	if (root->glob->partition_directory != NULL)
+		DestroyPartitionDirectory(root->glob->partition_directory);
+}
+
+/* The relation's estimated rows, or -1 without statistics. */
+static double
+relation_rows(PlannerInfo *root, Index rti)
+{
+	RelOptInfo *rel = root->simple_rel_array[rti];
+	RangeTblEntry *rte = root->simple_rte_array[rti];
+
+	if (rel == NULL)
+		rel = build_simple_rel(root, rti, NULL);
+	if (rte->inh || rel->tuples <= 0)
+	{
+		/* an inheritance parent or a foreign table: what ANALYZE stored */
+		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(rte->relid));
+
+		if (HeapTupleIsValid(tup))
+		{
+			rel->tuples = ((Form_pg_class) GETSTRUCT(tup))->reltuples;
+			ReleaseSysCache(tup);
+		}
+	}
+	return rel->tuples > 0 ? rel->tuples : -1;
+}
+
+/*
+ * Distinct values of key among rows of the relation's total, after a
+ * selection keeps rows of them (the expected number of distinct values in a
+ * random sample, as the planner's own group estimates assume).  *known:
+ * the column has statistics.
+ */
+static double
+selected_distinct(PlannerInfo *root, Expr *key, double total, double rows, bool *known)
+{
+	VariableStatData vardata;
+	bool		isdefault;
+	double		nd;
+
+	examine_variable(root, (Node *) key, 0, &vardata);
+	nd = get_variable_numdistinct(&vardata, &isdefault);
+	ReleaseVariableStats(vardata);
+	*known = !isdefault;
+	nd = Min(nd, total);
+	if (rows >= total || nd <= 0)
+		return Max(Min(nd, rows), 1.0);
+	return Max(nd * (1.0 - pow(1.0 - rows / total, total / nd)), 1.0);
+}
+
+/* Bytes of a row the foreign scan ships: the columns the query uses. */
+static double
+shipped_row_bytes(Query *q, Index rti, Oid relid)
+{
+	Bitmapset  *attnos = NULL;
+	double		bytes = ROW_OVERHEAD_BYTES;
+	int			i = -1;
+
+	pull_varattnos((Node *) q->targetList, rti, &attnos);
+	pull_varattnos((Node *) q->jointree, rti, &attnos);
+	pull_varattnos(q->havingQual, rti, &attnos);
+	while ((i = bms_next_member(attnos, i)) >= 0)
+	{
+		AttrNumber	attno = i + FirstLowInvalidHeapAttributeNumber;
+		int32		width;
+
+		if (attno <= 0)
+			continue;
+		width = get_attavgwidth(relid, attno);
+		if (width <= 0)
+		{
+			Oid			type;
+			int32		typmod;
+			Oid			coll;
+
+			get_atttypetypmodcoll(relid, attno, &type, &typmod, &coll);
+			width = get_typavgwidth(type, typmod);
+		}
+		bytes += FIELD_OVERHEAD_BYTES + width;
+	}
+	return bytes;
+}
+
+/* Bytes of a classic filter of capacity values at rate fpp. */
+static double
+filter_bytes_for(double capacity, double fpp)
+{
+	return ceil(-capacity * log(fpp) / (M_LN2 * M_LN2) / 8.0);
+}
+
+/*
+ * The fpp that minimizes the bytes sent: the filter's text on every scan,
+ * plus the false positives among the rows it should stop.
+ */
+static double
+choose_fpp(const Candidate *c, double contained)
+{
+	double		stoppable = c->probe_rows * (1.0 - contained) * c->row_bytes;
+	double		fpp;
+
+	if (stoppable <= 0)
+		return FPP_MAX;
+	fpp = c->scans * TEXT_FACTOR * c->capacity / (8.0 * M_LN2 * M_LN2 * stoppable);
+	return Max(FPP_MIN, Min(FPP_MAX, fpp));
+}
+
+/*
+ * The conditions a build row passes: its own conjuncts and its row-level
+ * security policies (which the copied entry keeps).  Those with a
+ * sub-select are left to the planner's default.
+ */
+static List *
+build_restrictions(const Candidate *c)
+{
+	RangeTblEntry *rte = rt_fetch(c->build_rti, c->build_query->rtable);
+	List	   *quals = list_copy(c->build_quals);
+	ListCell   *lc;
+
+	/* before planning, each is an expression (one per policy level) */
+	foreach(lc, rte->securityQuals)
+	{
+		ListCell   *q;
+
+		foreach(q, make_ands_implicit((Expr *) lfirst(lc)))
+		{
+			if (!checkExprHasSubLink(lfirst(q)))
+				quals = lappend(quals, lfirst(q));
+		}
+	}
+	return quals;
+}
+
+/* The rows and distinct keys of both sides; why they are unknown, or NULL. */
+static const char *
+estimate_sides(QueryContext *cx, Candidate *c)
+{
+	PlannerInfo *root = cx->root;
+	double		probe_total = relation_rows(root, c->probe_rti);
+	double		build_total = relation_rows(c->build_root, c->build_rti);
+	bool		known;
+
+	if (probe_total < 0)
+		return "the foreign table has no statistics (ANALYZE it)";
+	if (build_total < 0)
+		return "the other side has no statistics (ANALYZE it)";
+	c->probe_rows = Max(1.0, probe_total *
+						clauselist_selectivity(root, c->probe_quals, 0, JOIN_INNER, NULL));
+	c->build_rows = Max(1.0, build_total *
+						clauselist_selectivity(c->build_root, build_restrictions(c), 0,
+											   JOIN_INNER, NULL));
+	c->probe_keys = selected_distinct(root, c->probe_key, probe_total, c->probe_rows, &known);
+	if (!known)
+		return "the foreign key column has no statistics (ANALYZE the foreign table)";
+	c->build_keys = selected_distinct(c->build_root, c->build_key, build_total, c->build_rows, &known);
+	if (!known)
+		c->build_keys = c->build_rows;
+	return NULL;
+}
+
+/* From the sides' estimates: the filter's shape, and what it passes and saves. */
+static void
+estimate_filter(QueryContext *cx, Candidate *c)
+{
+	RangeTblEntry *probe_rte = rt_fetch(c->probe_rti, cx->query->rtable);
+	double		contained;
+
+	c->row_bytes = shipped_row_bytes(cx->query, c->probe_rti, probe_rte->relid);
+	c->capacity = Max(CAPACITY_MIN, ceil(c->build_keys * CAPACITY_MARGIN));
+
+	/* containment: the build keys are among the probe keys */
+	contained = Min(1.0, c->build_keys / c->probe_keys);
+	c->fpp = choose_fpp(c, contained);
+	c->pass_rate = contained + c->fpp * (1.0 - contained);
+	c->filter_bytes = c->scans * TEXT_FACTOR * filter_bytes_for(c->capacity, c->fpp);
+	c->rows_saved = c->probe_rows * (1.0 - c->pass_rate);
+	c->bytes_saved = c->rows_saved * c->row_bytes;
+}
+
+/* Why the rule declines an estimated candidate, or NULL if it pays. */
+static const char *
+rule_declines(const Candidate *c, const SemijoinLimits *limits)
+{
+	if (c->pass_rate > limits->max_pass_rate)
+		return "the filter would pass too many rows (bloomfilter.semijoin_max_pass_rate)";
+	if (c->rows_saved < limits->min_rows_saved)
+		return "too few rows saved (bloomfilter.semijoin_min_rows_saved)";
+	if (c->filter_bytes > limits->max_filter_kb * 1024.0)
+		return "the filter would be too big (bloomfilter.semijoin_max_filter_size)";
+	if (c->bytes_saved < SAVE_FACTOR * c->filter_bytes)
+		return "the filter costs more bytes than it saves";
+	if (c->build_rows > c->rows_saved)
+		return "the build side has more rows than the filter saves";
+	return NULL;
+}
+
+/* Fills the estimates of c; returns why it does not pay, or NULL. */
+static const char *
+estimate_candidate(QueryContext *cx, Candidate *c)
+{
+	const char *why = estimate_sides(cx, c);
+
+	if (why != NULL)
+		return why;
+	estimate_filter(cx, c);
+	return rule_declines(c, cx->analysis->limits);
+}
+
+/* The cell of the candidate chosen for c's probe relation and slot, or NULL. */
+static ListCell *
+chosen_for_place(List *chosen, const Candidate *c)
+{
+	ListCell   *lc;
+
+	foreach(lc, chosen)
+	{
+		Candidate  *o = lfirst(lc);
+
+		if (o->probe_rti == c->probe_rti && o->slot == c->slot)
+			return lc;
+	}
+	return NULL;
+}
+
+/* c, if it pays, joins the chosen or replaces the one of its place that saves less. */
+static void
+place_candidate(List **chosen, Candidate *c)
+{
+	ListCell   *lc = chosen_for_place(*chosen, c);
+
+	if (lc == NULL)
+		*chosen = lappend(*chosen, c);
+	else if (c->bytes_saved > ((Candidate *) lfirst(lc))->bytes_saved)
+		lfirst(lc) = c;
+}
+
+/* Why a candidate lost to the one chosen for its relation and slot. */
+static const char *
+replaced_reason(const Candidate *winner)
+{
+	return psprintf("the filter from %s is preferred for this table: it saves the most bytes",
+					winner->build_column);
+}
+
+/*
+ * The best candidate of each (probe relation, slot) of cx's level: the one
+ * that saves the most bytes.  Every other candidate gets its reason.
+ */
+List *
+choose_candidates(QueryContext *cx)
+{
+	List	   *chosen = NIL;
+	ListCell   *lc;
+
+	foreach(lc, cx->candidates)
+	{
+		Candidate  *c = lfirst(lc);
+
+		c->why = estimate_candidate(cx, c);
+		c->estimated = true;
+		if (c->why == NULL)
+			place_candidate(&chosen, c);
+	}
+	foreach(lc, cx->candidates)
+	{
+		Candidate  *c = lfirst(lc);
+
+		if (c->why == NULL && !list_member_ptr(chosen, c))
+			c->why = replaced_reason(lfirst(chosen_for_place(chosen, c)));
+	}
+	return chosen;
+}

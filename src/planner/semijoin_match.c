@@ -1,0 +1,668 @@
+/*
+ * semijoin_match.c
+ *	  The candidates of one query level (semijoin_internal.h): the join
+ *	  tree walked into scopes, and each equijoin clause and semi-join
+ *	  sub-select between a probe member and a build member matched into a
+ *	  Candidate, with the gates that decide where a filter is correct.
+ *
+ *	  Runs in the planner hook, before planning, once per query level that
+ *	  may hold a foreign table (semijoin_rewrite.c, analyze_level).
+ *
+ *	  Where it is correct: inner joins, and the nullable side of an outer
+ *	  join built from its preserved side; keys whose types hash alike under
+ *	  the join operator's hash opfamily and cross to another server
+ *	  unchanged; no volatile build qual; not when the build side is on the
+ *	  probe's own server (postgres_fdw may push the whole join); not on a
+ *	  column whose probe an earlier plan of the statement kept local.
+ *	  A candidate declined here keeps its reason, for the log.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "commands/defrem.h"
+#include "foreign/foreign.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/lsyscache.h"
+#include "utils/varlena.h"
+
+#include "pg_compat.h"
+#include "planner/extension_objects.h"
+#include "planner/semijoin_internal.h"
+#include "planner/typed_probe.h"
+
+/* "table.column", for the log. */
+static char *
+column_name(Oid relid, AttrNumber attno)
+{
+	char	   *rel = get_rel_name(relid);
+	char	   *att = get_attname(relid, attno, true);
+
+	return psprintf("%s.%s", rel ? rel : "?", att ? att : "?");
+}
+
+/* ---------------------------------------------------------------------
+ * The probe side: a foreign table postgres_fdw can ship the probe to
+ * --------------------------------------------------------------------- */
+
+/* True if the server is postgres_fdw's and its "extensions" list ours. */
+static bool
+server_ships_bloomfilter(Oid serverid)
+{
+	ForeignServer *server = GetForeignServer(serverid);
+	ForeignDataWrapper *fdw = GetForeignDataWrapper(server->fdwid);
+	char	   *handler;
+	ListCell   *lc;
+
+	if (!OidIsValid(fdw->fdwhandler))
+		return false;
+	handler = get_func_name(fdw->fdwhandler);
+	if (handler == NULL || strcmp(handler, "postgres_fdw_handler") != 0)
+		return false;
+	foreach(lc, server->options)
+	{
+		DefElem    *def = lfirst(lc);
+		List	   *names;
+		ListCell   *n;
+
+		if (strcmp(def->defname, "extensions") != 0)
+			continue;
+		if (!SplitIdentifierString(pstrdup(defGetString(def)), ',', &names))
+			return false;
+		foreach(n, names)
+		{
+			if (strcmp((char *) lfirst(n), EXTENSION_NAME) == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The relations one scan of rte reads: itself, or with inheritance
+ * (partitions) every member.
+ */
+static List *
+scanned_relations(RangeTblEntry *rte)
+{
+	if (rte->inh && has_subclass(rte->relid))
+		return find_all_inheritors(rte->relid, NoLock, NULL);
+	return list_make1_oid(rte->relid);
+}
+
+/*
+ * How many foreign scans receive the filter if rte is the probe side: 1 for
+ * a foreign table, one per partition for a partitioned table whose leaves
+ * are all foreign tables of shipping servers; 0 (with *why) if the probe
+ * cannot be shipped.  *servers: the servers scanned.
+ */
+static int
+probe_scans(RangeTblEntry *rte, List **servers, const char **why)
+{
+	List	   *rels;
+	ListCell   *lc;
+	int			scans = 0;
+
+	*servers = NIL;
+	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL ||
+		(rte->relkind != RELKIND_FOREIGN_TABLE && rte->relkind != RELKIND_PARTITIONED_TABLE))
+	{
+		*why = "not a foreign table";
+		return 0;
+	}
+	rels = scanned_relations(rte);
+	foreach(lc, rels)
+	{
+		Oid			relid = lfirst_oid(lc);
+		char		relkind = get_rel_relkind(relid);
+		Oid			serverid;
+
+		if (relkind == RELKIND_PARTITIONED_TABLE)
+			continue;
+		if (relkind != RELKIND_FOREIGN_TABLE)
+		{
+			*why = "a partition is not a foreign table";
+			return 0;
+		}
+		serverid = GetForeignTable(relid)->serverid;
+		if (!server_ships_bloomfilter(serverid))
+		{
+			*why = "its server is not postgres_fdw with bloomfilter in its extensions option";
+			return 0;
+		}
+		*servers = list_append_unique_oid(*servers, serverid);
+		scans++;
+	}
+	if (scans == 0)
+		*why = "no partition";
+	return scans;
+}
+
+/* ---------------------------------------------------------------------
+ * The scopes of a jointree
+ *
+ * A scope is a set of base relations inner-joined together, with the
+ * conjuncts every row it produces satisfies.  The preserved side of an
+ * outer join belongs to the scope around it; the nullable side starts a
+ * scope of its own, linked to the preserved one through the join's ON
+ * clause.  A filter on a member is added at the scope's slot, a qual list
+ * evaluated at or below the member's scan (the WHERE clause, or the ON
+ * clause of the outer join whose nullable side the scope is).
+ * --------------------------------------------------------------------- */
+
+typedef struct Scope
+{
+	Relids		members;
+	List	   *conjuncts;
+	Node	  **slot;			/* NULL: no filter may be added here */
+} Scope;
+
+/* Join clauses between a probe scope and the scope that may build for it. */
+typedef struct Link
+{
+	Scope	   *probe;
+	Scope	   *build;
+	Node	   *clauses;		/* NULL: the probe scope's own conjuncts */
+	Node	  **slot;
+} Link;
+
+static Scope *
+new_scope(Node **slot)
+{
+	Scope	   *scope = palloc0(sizeof(Scope));
+
+	scope->slot = slot;
+	return scope;
+}
+
+static void
+add_link(List **links, Scope *probe, Scope *build, Node *clauses, Node **slot)
+{
+	Link	   *link = palloc0(sizeof(Link));
+
+	link->probe = probe;
+	link->build = build;
+	link->clauses = clauses;
+	link->slot = slot;
+	*links = lappend(*links, link);
+}
+
+static void walk_jointree(Node *node, Scope *scope, List **links);
+
+/* The nullable side of outer join j: its own scope, filtered in j's ON. */
+static void
+walk_nullable(JoinExpr *j, Node *side, Scope *preserved, List **links)
+{
+	Scope	   *nullable = new_scope(&j->quals);
+
+	walk_jointree(side, nullable, links);
+	add_link(links, nullable, nullable, NULL, &j->quals);
+	if (preserved != NULL)
+		add_link(links, nullable, preserved, j->quals, &j->quals);
+}
+
+/* A side of a full join: filtered only inside, if it is an inner join. */
+static void
+walk_full_side(Node *side, List **links)
+{
+	Node	  **slot = NULL;
+	Scope	   *scope;
+
+	if (IsA(side, JoinExpr) && ((JoinExpr *) side)->jointype == JOIN_INNER)
+		slot = &((JoinExpr *) side)->quals;
+	scope = new_scope(slot);
+	walk_jointree(side, scope, links);
+	add_link(links, scope, scope, NULL, slot);
+}
+
+/* A join: its inner sides join the scope, a nullable side starts its own. */
+static void
+walk_join(JoinExpr *j, Scope *scope, List **links)
+{
+	switch (j->jointype)
+	{
+		case JOIN_INNER:
+			walk_jointree(j->larg, scope, links);
+			walk_jointree(j->rarg, scope, links);
+			scope->conjuncts = list_concat(scope->conjuncts,
+										   make_ands_implicit((Expr *) j->quals));
+			break;
+		case JOIN_LEFT:
+			walk_jointree(j->larg, scope, links);
+			walk_nullable(j, j->rarg, scope, links);
+			break;
+		case JOIN_RIGHT:
+			walk_jointree(j->rarg, scope, links);
+			walk_nullable(j, j->larg, scope, links);
+			break;
+		default:
+			/* full join: no side is nullable only */
+			walk_full_side(j->larg, links);
+			walk_full_side(j->rarg, links);
+			break;
+	}
+}
+
+/* The members and conjuncts of node's scope; the links of the scopes below. */
+static void
+walk_jointree(Node *node, Scope *scope, List **links)
+{
+	if (node == NULL)
+		return;
+	if (IsA(node, RangeTblRef))
+		scope->members = bms_add_member(scope->members, ((RangeTblRef *) node)->rtindex);
+	else if (IsA(node, FromExpr))
+	{
+		FromExpr   *f = (FromExpr *) node;
+		ListCell   *lc;
+
+		foreach(lc, f->fromlist)
+			walk_jointree(lfirst(lc), scope, links);
+		scope->conjuncts = list_concat(scope->conjuncts,
+									   make_ands_implicit((Expr *) f->quals));
+	}
+	else if (IsA(node, JoinExpr))
+		walk_join((JoinExpr *) node, scope, links);
+}
+
+/* ---------------------------------------------------------------------
+ * Candidates: an equijoin clause between a probe member and a build member
+ * --------------------------------------------------------------------- */
+
+/* The column of query level levelsup under binary-compatible relabeling. */
+static Var *
+key_var_of_level(Node *node, Index levelsup)
+{
+	while (node && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	if (node && IsA(node, Var) && ((Var *) node)->varlevelsup == levelsup &&
+		((Var *) node)->varattno > 0)
+		return (Var *) node;
+	return NULL;
+}
+
+/* A key column of the query level itself, or NULL. */
+static Var *
+key_var(Node *node)
+{
+	return key_var_of_level(node, 0);
+}
+
+/*
+ * True if a filter of values of type build_type, probed with values of
+ * type probe_type, agrees with opno: both types' default hash opclasses
+ * (the ones bloom_agg and bloom_contains hash with) are of one family, and
+ * opno is that family's equality.  Equal values then hash alike (int4 and
+ * int8 do; int4 and numeric do not).
+ */
+static bool
+keys_hash_alike(Oid opno, Oid build_type, Oid probe_type)
+{
+	Oid			build_opc = GetDefaultOpClass(build_type, HASH_AM_OID);
+	Oid			probe_opc = GetDefaultOpClass(probe_type, HASH_AM_OID);
+	Oid			family;
+
+	if (!OidIsValid(build_opc) || !OidIsValid(probe_opc))
+		return false;
+	family = get_opclass_family(build_opc);
+	if (family != get_opclass_family(probe_opc))
+		return false;
+	return get_op_opfamily_strategy(opno, family) == HTEqualStrategyNumber;
+}
+
+static bool
+refers_to_outer_query(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return ((Var *) node)->varlevelsup > 0;
+	return expression_tree_walker(node, refers_to_outer_query, context);
+}
+
+/*
+ * The conjuncts that restrict relation rti alone and can be copied into the
+ * filter's sub-select.  Others are left out: the filter then holds a
+ * superset of the keys, which is still correct.  *volatile_qual: a
+ * conjunct of rti is volatile (the caller declines: copying it would
+ * evaluate it a second time, with another outcome).
+ */
+static List *
+own_conjuncts(PlannerInfo *root, List *conjuncts, Index rti, bool *volatile_qual)
+{
+	List	   *own = NIL;
+	ListCell   *lc;
+
+	foreach(lc, conjuncts)
+	{
+		Node	   *qual = lfirst(lc);
+		Relids		varnos;
+
+		if (checkExprHasSubLink(qual) || refers_to_outer_query(qual, NULL))
+			continue;
+		varnos = pull_varnos(root, qual);
+		if (!bms_is_member(rti, varnos))
+			continue;
+		if (contain_volatile_functions(qual))
+			*volatile_qual = true;
+		if (bms_membership(varnos) == BMS_SINGLETON)
+			own = lappend(own, qual);
+	}
+	return own;
+}
+
+/* Why rte cannot be a build side on the probe's servers, or NULL. */
+static const char *
+build_side_problem(RangeTblEntry *rte, List *probe_servers)
+{
+	if (rte->rtekind != RTE_RELATION)
+		return "the other side is not a table";
+	if (rte->tablesample != NULL)
+		return "the other side is sampled";
+	if (rte->relkind == RELKIND_FOREIGN_TABLE &&
+		list_member_oid(probe_servers, GetForeignTable(rte->relid)->serverid))
+		return "both sides are on the same server (postgres_fdw may push the whole join)";
+	return NULL;
+}
+
+/* Where the rows of a build side come from. */
+typedef struct BuildSide
+{
+	Query	   *query;			/* whose range table holds the build relation */
+	PlannerInfo *root;			/* estimates over that query */
+	List	   *conjuncts;		/* conditions every build row satisfies */
+	Var		   *var;			/* the build key's column */
+	Expr	   *key;			/* the build key as written */
+} BuildSide;
+
+/* Why the probe of probe_var cannot be added at all, or NULL. */
+static const char *
+probe_problem(QueryContext *cx, OpExpr *op, Var *probe_var, Expr *probe_key,
+			  BuildSide *build, int *scans)
+{
+	RangeTblEntry *probe_rte = rt_fetch(probe_var->varno, cx->query->rtable);
+	RangeTblEntry *build_rte = rt_fetch(build->var->varno, build->query->rtable);
+	List	   *servers;
+	const char *why = NULL;
+
+	*scans = probe_scans(probe_rte, &servers, &why);
+	if (*scans == 0)
+		return why;
+	why = build_side_problem(build_rte, servers);
+	if (why != NULL)
+		return why;
+
+	/*
+	 * The remote side probes the column itself (probe_var, not a cast of
+	 * it), so its type must hash like the build key's.
+	 */
+	if (!keys_hash_alike(op->opno, exprType((Node *) build->key), probe_var->vartype))
+		return "the key types do not hash alike under the join operator";
+	if (OidIsValid(op->inputcollid) &&
+		(exprCollation((Node *) probe_key) != op->inputcollid ||
+		 probe_var->varcollid != op->inputcollid))
+		return "the join compares under another collation than the remote column's";
+	if ((why = type_cannot_cross(probe_var->vartype)) != NULL)
+		return why;
+	if (column_among(cx->analysis->unshipped, scanned_relations(probe_rte), probe_var, probe_rte))
+		return "postgres_fdw does not ship a probe of this column (its type, collation "
+			"or server rules keep it local): the filter would cost without saving";
+	return NULL;
+}
+
+/* A new candidate for  probe_key = build->key  under op, at the link's slot. */
+static Candidate *
+new_candidate(QueryContext *cx, Link *link, OpExpr *op, Var *probe_var, Expr *probe_key,
+			  BuildSide *build)
+{
+	RangeTblEntry *probe_rte = rt_fetch(probe_var->varno, cx->query->rtable);
+	RangeTblEntry *build_rte = rt_fetch(build->var->varno, build->query->rtable);
+	Candidate  *c = palloc0(sizeof(Candidate));
+
+	c->query = cx->query;
+	c->slot = link->slot;
+	c->probe_rti = probe_var->varno;
+	c->build_query = build->query;
+	c->build_root = build->root;
+	c->build_rti = build->var->varno;
+	c->probe_key = probe_key;
+	c->probe_var = probe_var;
+	c->build_var = build->var;
+	c->build_key = build->key;
+	c->collation = op->inputcollid;
+	c->probe_column = column_name(probe_rte->relid, probe_var->varattno);
+	c->build_column = column_name(build_rte->relid, build->var->varattno);
+	c->probe_relids = scanned_relations(probe_rte);
+	return c;
+}
+
+/*
+ * Collects the conjuncts the candidate's estimates and its filter's
+ * sub-select use: the probe member's own (in its scope, and in the ON
+ * clause that links the scope to the build side) and the build member's.
+ * Returns why the filter cannot be added, or NULL.
+ */
+static const char *
+collect_quals(QueryContext *cx, Link *link, BuildSide *build, Candidate *c)
+{
+	bool		volatile_qual = false;
+
+	c->probe_quals = own_conjuncts(cx->root, link->probe->conjuncts, c->probe_rti,
+								   &volatile_qual);
+	if (link->clauses != NULL)
+		c->probe_quals = list_concat(c->probe_quals,
+									 own_conjuncts(cx->root, make_ands_implicit((Expr *) link->clauses),
+												   c->probe_rti, &volatile_qual));
+	volatile_qual = false;
+	c->build_quals = own_conjuncts(build->root, build->conjuncts, c->build_rti,
+								   &volatile_qual);
+	return volatile_qual ? "a condition on the other side is volatile" : NULL;
+}
+
+/*
+ * A candidate for  probe_key = build->key  under operator op, with the
+ * probe a member of link->probe; declined candidates are kept with the
+ * reason, for the log.
+ */
+static void
+match_clause(QueryContext *cx, Link *link, OpExpr *op, Var *probe_var, Expr *probe_key,
+			 BuildSide *build)
+{
+	RangeTblEntry *probe_rte = rt_fetch(probe_var->varno, cx->query->rtable);
+	Candidate  *c;
+
+	if (probe_rte->rtekind != RTE_RELATION ||
+		(probe_rte->relkind != RELKIND_FOREIGN_TABLE &&
+		 probe_rte->relkind != RELKIND_PARTITIONED_TABLE))
+		return;
+	c = new_candidate(cx, link, op, probe_var, probe_key, build);
+	c->why = probe_problem(cx, op, probe_var, probe_key, build, &c->scans);
+	if (c->why == NULL)
+		c->why = collect_quals(cx, link, build, c);
+	cx->analysis->candidates = lappend(cx->analysis->candidates, c);
+	if (c->why == NULL)
+		cx->candidates = lappend(cx->candidates, c);
+}
+
+/* A join clause  a.k = b.k  of the link, tried both ways round. */
+static void
+match_join_clause(QueryContext *cx, Link *link, OpExpr *op)
+{
+	Expr	   *lexpr = linitial(op->args);
+	Expr	   *rexpr = lsecond(op->args);
+	Var		   *left = key_var((Node *) lexpr);
+	Var		   *right = key_var((Node *) rexpr);
+	BuildSide	build = {cx->query, cx->root, link->build->conjuncts, NULL, NULL};
+
+	if (left == NULL || right == NULL || left->varno == right->varno)
+		return;
+	if (bms_is_member(left->varno, link->probe->members) &&
+		bms_is_member(right->varno, link->build->members))
+	{
+		build.var = right;
+		build.key = rexpr;
+		match_clause(cx, link, op, left, lexpr, &build);
+	}
+	if (bms_is_member(right->varno, link->probe->members) &&
+		bms_is_member(left->varno, link->build->members))
+	{
+		build.var = left;
+		build.key = lexpr;
+		match_clause(cx, link, op, right, rexpr, &build);
+	}
+}
+
+/*
+ * True if a sub-select reads one relation with a plain WHERE: its rows
+ * are that relation's rows that pass the WHERE.
+ */
+static bool
+simple_subselect(Query *sub)
+{
+	return sub->commandType == CMD_SELECT && list_length(sub->rtable) == 1 &&
+		sub->jointree != NULL && list_length(sub->jointree->fromlist) == 1 &&
+		IsA(linitial(sub->jointree->fromlist), RangeTblRef) &&
+		sub->groupClause == NIL && sub->groupingSets == NIL && sub->havingQual == NULL &&
+		!sub->hasAggs && !sub->hasWindowFuncs && !sub->hasTargetSRFs &&
+		sub->setOperations == NULL && sub->limitCount == NULL && sub->limitOffset == NULL &&
+		sub->cteList == NIL && sub->rowMarks == NIL;
+}
+
+/* An estimator root over a sub-select, freed with the level's (analyze_level). */
+static PlannerInfo *
+sub_root(QueryContext *cx, Query *sub)
+{
+	PlannerInfo *root = estimator_root(sub, cx->root->glob->boundParams);
+
+	cx->sub_roots = lappend(cx->sub_roots, root);
+	return root;
+}
+
+/*   probe.k IN (SELECT b.k FROM b WHERE ...) */
+static void
+match_any_sublink(QueryContext *cx, Link *link, SubLink *sublink, BuildSide *build)
+{
+	OpExpr	   *op = (OpExpr *) sublink->testexpr;
+	List	   *targets = build->query->targetList;
+	Expr	   *probe_key;
+	Var		   *probe_var;
+
+	if (op == NULL || !IsA(op, OpExpr) || list_length(op->args) != 2 ||
+		list_length(targets) != 1 || !IsA(lsecond(op->args), Param))
+		return;
+	probe_key = linitial(op->args);
+	probe_var = key_var((Node *) probe_key);
+	build->key = ((TargetEntry *) linitial(targets))->expr;
+	build->var = key_var((Node *) build->key);
+	if (probe_var == NULL || build->var == NULL ||
+		!bms_is_member(probe_var->varno, link->probe->members))
+		return;
+	build->root = sub_root(cx, build->query);
+	match_clause(cx, link, op, probe_var, probe_key, build);
+}
+
+/*
+ * A conjunct  inner = outer  of an EXISTS sub-select, outer a column of
+ * the probe's level (side: the argument of op that is outer).
+ */
+static void
+match_correlation(QueryContext *cx, Link *link, OpExpr *op, int side, BuildSide *build)
+{
+	Expr	   *outer = list_nth(op->args, side);
+	Expr	   *inner = list_nth(op->args, 1 - side);
+	Var		   *outer_var = key_var_of_level((Node *) outer, 1);
+	Expr	   *probe_key;
+
+	build->var = key_var((Node *) inner);
+	if (outer_var == NULL || build->var == NULL ||
+		!bms_is_member(outer_var->varno, link->probe->members))
+		return;
+	/* the probe key as seen from the probe's own level */
+	probe_key = copyObject(outer);
+	IncrementVarSublevelsUp((Node *) probe_key, -1, 0);
+	build->key = inner;
+	if (build->root == NULL)
+		build->root = sub_root(cx, build->query);
+	match_clause(cx, link, op, key_var((Node *) probe_key), probe_key, build);
+}
+
+/*   EXISTS (SELECT ... FROM b WHERE b.k = probe.k AND ...): each conjunct */
+static void
+match_exists_sublink(QueryContext *cx, Link *link, BuildSide *build)
+{
+	ListCell   *lc;
+
+	foreach(lc, build->conjuncts)
+	{
+		OpExpr	   *op = lfirst(lc);
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+			continue;
+		for (int side = 0; side < 2; side++)
+			match_correlation(cx, link, op, side, build);
+	}
+}
+
+/*
+ * A semi join written as a sub-select, a conjunct of the probe's scope
+ * (IN or EXISTS).  Rows of the probe without a match fail the conjunct,
+ * as in a join.
+ */
+static void
+match_sublink(QueryContext *cx, Link *link, SubLink *sublink)
+{
+	Query	   *sub = (Query *) sublink->subselect;
+	BuildSide	build = {sub, NULL, NIL, NULL, NULL};
+
+	if (!simple_subselect(sub))
+		return;
+	build.conjuncts = make_ands_implicit((Expr *) sub->jointree->quals);
+	if (sublink->subLinkType == ANY_SUBLINK)
+		match_any_sublink(cx, link, sublink, &build);
+	else if (sublink->subLinkType == EXISTS_SUBLINK)
+		match_exists_sublink(cx, link, &build);
+}
+
+/* The join clauses and semi-join sub-selects of a link. */
+static void
+match_link(QueryContext *cx, Link *link)
+{
+	List	   *clauses;
+	ListCell   *lc;
+
+	if (link->slot == NULL)
+		return;
+	clauses = link->clauses ? make_ands_implicit((Expr *) link->clauses) : link->probe->conjuncts;
+	foreach(lc, clauses)
+	{
+		Node	   *clause = lfirst(lc);
+
+		if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
+			match_join_clause(cx, link, (OpExpr *) clause);
+		else if (IsA(clause, SubLink) && link->clauses == NULL)
+			match_sublink(cx, link, (SubLink *) clause);
+	}
+}
+
+/*
+ * The candidates of cx's query level: every scope of its join tree, and
+ * the whole level's WHERE as the top one.  Each joins cx->analysis's
+ * list; those not declined also cx->candidates.
+ */
+void
+match_level(QueryContext *cx)
+{
+	Scope	   *top = new_scope(&cx->query->jointree->quals);
+	List	   *links = NIL;
+	ListCell   *lc;
+
+	walk_jointree((Node *) cx->query->jointree, top, &links);
+	add_link(&links, top, top, NULL, top->slot);
+	foreach(lc, links)
+		match_link(cx, lfirst(lc));
+}

@@ -1,0 +1,254 @@
+/*
+ * semijoin_rewrite.c
+ *	  The rewrite of a statement by the semijoin prefilter
+ *	  (semijoin_internal.h): each query level and the queries below it
+ *	  analyzed into candidates, the chosen ones decided by the cost rule;
+ *	  then, for each chosen one, the filter written into the Query:
+ *
+ *		bloom_contains_typed((SELECT bloom_agg(build.k, capacity, fpp)
+ *							  FROM build WHERE <build's own quals>),
+ *							 foreign.k, '<k's declared type>',
+ *							 '<the filter's collation>', '<our encoding>')
+ *
+ *	  added to the qual list evaluated at or below the foreign scan.
+ *
+ *	  Runs in the planner hook, before each planning of the statement
+ *	  (semijoin.c); matching is in semijoin_match.c, the estimates and the
+ *	  rule in semijoin_cost.c.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parse_relation.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+
+#include "pg_compat.h"
+#include "planner/semijoin_internal.h"
+#include "planner/typed_probe.h"
+
+/* ---------------------------------------------------------------------
+ * The candidates of a statement
+ * --------------------------------------------------------------------- */
+
+/* The queries right below q: its subqueries in FROM, then its WITH queries. */
+static List *
+queries_below(Query *q)
+{
+	List	   *below = NIL;
+	ListCell   *lc;
+
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *rte = lfirst(lc);
+
+		if (rte->rtekind == RTE_SUBQUERY)
+			below = lappend(below, rte->subquery);
+	}
+	foreach(lc, q->cteList)
+	{
+		Node	   *cte_query = ((CommonTableExpr *) lfirst(lc))->ctequery;
+
+		if (IsA(cte_query, Query))
+			below = lappend(below, cte_query);
+	}
+	return below;
+}
+
+/*
+ * True if the range table of q or of a query below it may hold a probe
+ * side (no catalog access): the gate a statement without a foreign table
+ * stops at.
+ */
+bool
+may_have_probe(Query *q)
+{
+	ListCell   *lc;
+
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *rte = lfirst(lc);
+
+		if (rte->rtekind == RTE_RELATION &&
+			(rte->relkind == RELKIND_FOREIGN_TABLE || rte->relkind == RELKIND_PARTITIONED_TABLE))
+			return true;
+	}
+	foreach(lc, queries_below(q))
+	{
+		if (may_have_probe(lfirst(lc)))
+			return true;
+	}
+	return false;
+}
+
+/* The candidates of q's own level; the chosen ones join a->chosen. */
+static void
+analyze_level(Query *q, Analysis *a)
+{
+	QueryContext cx = {0};
+	ListCell   *lc;
+
+	cx.query = q;
+	cx.analysis = a;
+	cx.root = estimator_root(q, a->boundParams);
+	match_level(&cx);
+	a->chosen = list_concat(a->chosen, choose_candidates(&cx));
+	estimator_done(cx.root);
+	foreach(lc, cx.sub_roots)
+		estimator_done(lfirst(lc));
+}
+
+/*
+ * The candidates of q and the queries below it: each joins a->candidates,
+ * the chosen ones also a->chosen.
+ */
+void
+analyze_query(Query *q, Analysis *a)
+{
+	ListCell   *lc;
+
+	if (!may_have_probe(q))
+		return;
+	if (q->commandType == CMD_SELECT && q->jointree != NULL)
+		analyze_level(q, a);
+	foreach(lc, queries_below(q))
+		analyze_query(lfirst(lc), a);
+}
+
+/* ---------------------------------------------------------------------
+ * The filter expression
+ * --------------------------------------------------------------------- */
+
+/*
+ * The sub-select's copy rte of an entry of parent gets the entry's
+ * permissions (since 16 kept in the Query, not the entry).
+ */
+static void
+copy_permission(Query *parent, RangeTblEntry *rte, Query *sub)
+{
+#if BF_HAVE_PERMINFO
+	if (rte->perminfoindex != 0)
+	{
+		RTEPermissionInfo *perm = getRTEPermissionInfo(parent->rteperminfos, rte);
+
+		sub->rteperminfos = list_make1(copyObject(perm));
+		rte->perminfoindex = 1;
+	}
+#endif
+}
+
+static TargetEntry *
+agg_argument(Expr *expr, int resno)
+{
+	return makeTargetEntry(expr, resno, NULL, false);
+}
+
+/* bloom_agg(key, capacity, fpp), with the candidate's capacity and fpp. */
+static Aggref *
+filter_aggref(const Candidate *c, Expr *key, const SemijoinObjects *objects)
+{
+	Aggref	   *agg = makeNode(Aggref);
+	Const	   *capacity = makeConst(INT8OID, -1, InvalidOid, 8,
+									 Int64GetDatum((int64) c->capacity), false, FLOAT8PASSBYVAL);
+	Const	   *fpp = makeConst(FLOAT8OID, -1, InvalidOid, 8, Float8GetDatum(c->fpp),
+								false, FLOAT8PASSBYVAL);
+
+	agg->aggfnoid = objects->agg_fn;
+	agg->aggtype = objects->bloom_type;
+	agg->inputcollid = c->collation;
+	agg->aggargtypes = list_make3_oid(exprType((Node *) key), INT8OID, FLOAT8OID);
+	agg->args = list_make3(agg_argument(key, 1), agg_argument((Expr *) capacity, 2),
+						   agg_argument((Expr *) fpp, 3));
+	agg->aggkind = AGGKIND_NORMAL;
+	agg->aggsplit = AGGSPLIT_SIMPLE;
+	agg->aggno = -1;
+	agg->aggtransno = -1;
+	agg->location = -1;
+	return agg;
+}
+
+/* SELECT bloom_agg(key, capacity, fpp) FROM build WHERE <its quals> */
+static Query *
+filter_subselect(const Candidate *c, const SemijoinObjects *objects)
+{
+	Query	   *parent = c->build_query;
+	Query	   *sub = makeNode(Query);
+	RangeTblEntry *rte = copyObject(rt_fetch(c->build_rti, parent->rtable));
+	Expr	   *key = copyObject(c->build_key);
+	Node	   *quals = (Node *) copyObject(c->build_quals);
+	Index		rti = c->build_rti;
+	RangeTblRef *ref = makeNode(RangeTblRef);
+
+	/*
+	 * The build relation becomes the sub-select's only entry.  Its Vars are
+	 * never nulled there: the scope walk took them from where the relation
+	 * is not on the nullable side of an outer join.
+	 */
+	ChangeVarNodes((Node *) key, rti, 1, 0);
+	ChangeVarNodes(quals, rti, 1, 0);
+	ChangeVarNodes((Node *) rte->securityQuals, rti, 1, 0);
+
+	sub->commandType = CMD_SELECT;
+	sub->querySource = QSRC_ORIGINAL;
+	sub->canSetTag = true;
+	sub->hasAggs = true;
+	sub->hasRowSecurity = parent->hasRowSecurity;
+	/* the entry keeps its security quals (row-level security) */
+	rte->inFromCl = true;
+	copy_permission(parent, rte, sub);
+	sub->rtable = list_make1(rte);
+	ref->rtindex = 1;
+	sub->jointree = makeFromExpr(list_make1(ref),
+								 quals ? (Node *) make_ands_explicit((List *) quals) : NULL);
+	sub->targetList = list_make1(makeTargetEntry((Expr *) filter_aggref(c, key, objects), 1,
+												 pstrdup("bloom_agg"), false));
+	return sub;
+}
+
+/*
+ * bloom_contains_typed((SELECT bloom_agg(...) ...), probe column,
+ * '<its declared type>', '<the filter's collation>', '<our encoding>') at
+ * the slot: the remote side probes only if its column is what the foreign
+ * table declares (typed_probe_agrees), and passes every row otherwise.
+ */
+static void
+add_filter(const Candidate *c, const SemijoinObjects *objects)
+{
+	SubLink    *sublink = makeNode(SubLink);
+	Var		   *value = copyObject(c->probe_var);
+	FuncExpr   *probe;
+
+	sublink->subLinkType = EXPR_SUBLINK;
+	sublink->subselect = (Node *) filter_subselect(c, objects);
+	sublink->location = -1;
+	value->location = -1;
+	probe = makeFuncExpr(objects->probe_fn, BOOLOID,
+						 typed_probe_args((Node *) sublink, value, c->collation),
+						 InvalidOid, c->collation, COERCE_EXPLICIT_CALL);
+	*c->slot = (Node *) make_and_qual(*c->slot, (Node *) probe);
+	c->query->hasSubLinks = true;
+}
+
+/*
+ * Adds the filters of a's chosen candidates to their queries; returns the
+ * relations the filtered foreign scans read.
+ */
+List *
+add_filters(const Analysis *a)
+{
+	List	   *filtered_relids = NIL;
+	ListCell   *lc;
+
+	foreach(lc, a->chosen)
+	{
+		Candidate  *c = lfirst(lc);
+
+		add_filter(c, a->objects);
+		filtered_relids = list_concat(filtered_relids, c->probe_relids);
+	}
+	return filtered_relids;
+}
