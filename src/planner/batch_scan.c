@@ -59,7 +59,6 @@
 #include "access/tableam.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
-#include "catalog/pg_language.h"
 #include "catalog/pg_operator.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_proc.h"
@@ -84,6 +83,7 @@
 
 #include "types/bloomfilter.h"
 #include "planner/batch_scan.h"
+#include "planner/extension_objects.h"
 
 #include PG_COMPAT_EXPLAIN_STATE_H
 #include PG_COMPAT_EXPLAIN_FORMAT_H
@@ -127,46 +127,25 @@ typedef struct ProbeParts
 /*
  * Which argument of funcid holds the filter, if funcid is one of this
  * library's probes: 0 for bloom_contains (and @>), 1 for
- * bloom_contained_by (<@); -1 for any other function.  Known by the C
- * symbol and library the function calls, so it holds in whatever schema
- * the extension lives, whatever the search_path, and never matches a
- * function of another extension or of the user that shares a name.
+ * bloom_contained_by (<@); -1 for any other function.  The functions are
+ * the extension's own, found in its schema by extension_objects.c, so this
+ * holds whatever the search_path and never matches a function of another
+ * extension or of the user that shares a name.
  */
 static int
 probe_filter_argno(Oid funcid)
 {
-	HeapTuple	tuple;
-	Form_pg_proc proc;
-	int			argno = -1;
+	Oid			bloom_type = extension_type("bloom");
+	Oid			contains_args[2] = {bloom_type, ANYELEMENTOID};
+	Oid			contained_args[2] = {ANYELEMENTOID, bloom_type};
 
-	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
-	if (!HeapTupleIsValid(tuple))
+	if (!OidIsValid(bloom_type))
 		return -1;
-	proc = (Form_pg_proc) GETSTRUCT(tuple);
-	if (proc->prolang == ClanguageId && proc->pronargs == 2)
-	{
-		bool		isnull;
-		Datum		src = SysCacheGetAttr(PROCOID, tuple, Anum_pg_proc_prosrc, &isnull);
-		Datum		bin = SysCacheGetAttr(PROCOID, tuple, Anum_pg_proc_probin, &isnull);
-
-		if (!isnull)
-		{
-			char	   *symbol = TextDatumGetCString(src);
-			char	   *library = TextDatumGetCString(bin);
-			const char *base = strrchr(library, '/');
-
-			base = base ? base + 1 : library;
-			if (strcmp(base, "bloomfilter") == 0 || strcmp(base, "bloomfilter.so") == 0)
-			{
-				if (strcmp(symbol, "bloom_contains") == 0)
-					argno = 0;
-				else if (strcmp(symbol, "bloom_contained_by") == 0)
-					argno = 1;
-			}
-		}
-	}
-	ReleaseSysCache(tuple);
-	return argno;
+	if (funcid == extension_function("bloom_contains", 2, contains_args))
+		return 0;
+	if (funcid == extension_function("bloom_contained_by", 2, contained_args))
+		return 1;
+	return -1;
 }
 
 /* A filter argument evaluated once per scan: no Vars, nothing volatile, no subplan. */
