@@ -61,7 +61,7 @@ EXTRA_CLEAN += $(UNIT_TESTS)
 unit: $(UNIT_TESTS)
 	@status=0; for t in $(UNIT_TESTS); do ./$$t || status=1; done; exit $$status
 
-test/unit/test_%: test/unit/test_%.c test/unit/unit.h $(CORE_SRCS) $(CORE_HDRS)
+test/unit/test_%: test/unit/test_%.c $(wildcard test/unit/*.h) $(CORE_SRCS) $(CORE_HDRS)
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(CORE_SRCS) -lm
 
 .PHONY: unit

@@ -67,11 +67,13 @@ check_layout(int layout)
 				continue;
 			CHECK(rg_measure_cell(ns[i], p, layout, filters_for(ns[i]),
 								  UINT64_C(0x13198a2e03707344) * (i * 16 + d) + layout, &cell, NULL));
+			/*
+			 * A cell of one or two filters (the largest n) is checked by
+			 * this bound too: each filter of it is over p with the same 5%
+			 * as any other, however little filters of that size differ.
+			 */
 			CHECK(cell.over <= allowed_over(cell.filters));
-			/* one filter alone, where filters hardly differ: at p */
-			if (cell.filters <= 2)
-				CHECK(cell.max <= 1.0);
-			if (cell.over > allowed_over(cell.filters) || (cell.filters <= 2 && cell.max > 1.0))
+			if (cell.over > allowed_over(cell.filters))
 				fprintf(stderr, "  %s n=%g p=%g: %d of %d filters over p, mean %.3f, q95 %.3f\n",
 						bf_layout_name(layout), ns[i], p, cell.over, cell.filters,
 						cell.mean, cell.q95);
