@@ -541,7 +541,8 @@ typedef struct BatchScanState
 	int			nbatch;			/* rows in the batch */
 	int			next;			/* next row of the batch to look at */
 	TupleTableSlot *slots[BATCH_ROWS];
-	int64		ordinal[BATCH_ROWS];	/* slots[i] holds the batch's
+	int64		ordinal[BATCH_ROWS];	/* with quals before the probe:
+										 * slots[i] holds the batch's
 										 * ordinal[i]-th row read (from 1) */
 	uint64		hashes[BATCH_ROWS];
 	bool		passed[BATCH_ROWS];
@@ -729,8 +730,31 @@ passes_quals_before(BatchScanState *state, TupleTableSlot *slot)
 }
 
 /*
- * The probed column's hash of a row, or false if it is NULL.  The filter is
- * not NULL.
+ * True if the filter can probe the keys of these rows: it is not NULL and,
+ * when one of the keys is not NULL, prepared (prepare_filter) if it was
+ * not yet.  Evaluates the filter first if this scan has not.
+ */
+static bool
+filter_ready(BatchScanState *state, TupleTableSlot **slots, int n)
+{
+	if (!state->filter_evaluated)
+		evaluate_filter(state);
+	if (state->filter_isnull)
+		return false;
+	if (likely(state->filter != NULL))
+		return true;
+	for (int i = 0; i < n; i++)
+		if (!slot_attisnull(slots[i], state->key_attno))
+		{
+			prepare_filter(state);
+			return true;
+		}
+	return false;
+}
+
+/*
+ * The probed column's hash of a row, or false if it is NULL; filter_ready
+ * has seen the row.
  */
 static inline bool
 key_hash(BatchScanState *state, TupleTableSlot *slot, uint64 *hash)
@@ -740,8 +764,6 @@ key_hash(BatchScanState *state, TupleTableSlot *slot, uint64 *hash)
 
 	if (isnull)
 		return false;
-	if (unlikely(state->filter == NULL))
-		prepare_filter(state);
 	*hash = bloom_hasher_value_hash(&state->hasher, key, state->filter->seed,
 									state->filter->hash_scheme);
 	return true;
@@ -758,9 +780,7 @@ probe_row(BatchScanState *state, TupleTableSlot *slot)
 	uint64		hash;
 	bool		member;
 
-	if (!state->filter_evaluated)
-		evaluate_filter(state);
-	if (state->filter_isnull)
+	if (!filter_ready(state, &slot, 1))
 		return false;
 	old = MemoryContextSwitchTo(state->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
 	member = key_hash(state, slot, &hash) && bf_contains_value(state->filter, hash);
@@ -778,33 +798,29 @@ probe_batch(BatchScanState *state, int n)
 {
 	MemoryContext old;
 	bool		nonnull[BATCH_ROWS];
-	int			nkeys = 0;
-	int			npassed = 0;
+	bool		some_null = false;
+	int			npassed;
 
-	if (!state->filter_evaluated)
-		evaluate_filter(state);
-	if (!state->filter_isnull)
-	{
-		old = MemoryContextSwitchTo(state->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
-		for (int i = 0; i < n; i++)
-		{
-			nonnull[i] = key_hash(state, state->slots[i], &state->hashes[i]);
-			if (nonnull[i])
-				nkeys++;
-			else
-				state->hashes[i] = 0;
-		}
-		MemoryContextSwitchTo(old);
-	}
-	if (nkeys == 0)
+	if (!filter_ready(state, state->slots, n))
 	{
 		/* a NULL filter or NULL keys: nothing passes (bloom_contains is strict) */
 		memset(state->passed, 0, n * sizeof(bool));
 		InstrCountFiltered2(&state->css.ss, n);
 		return;
 	}
-	npassed = bf_probe_batch(state->filter, state->hashes, n, state->passed);
+	old = MemoryContextSwitchTo(state->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
 	for (int i = 0; i < n; i++)
+	{
+		nonnull[i] = key_hash(state, state->slots[i], &state->hashes[i]);
+		if (!nonnull[i])
+		{
+			state->hashes[i] = 0;
+			some_null = true;
+		}
+	}
+	MemoryContextSwitchTo(old);
+	npassed = bf_probe_batch(state->filter, state->hashes, n, state->passed);
+	for (int i = 0; some_null && i < n; i++)
 		if (state->passed[i] && !nonnull[i])
 		{
 			/* NULL is never a member (bloom_contains answers NULL) */
@@ -834,33 +850,57 @@ read_row(TableScanDesc scan, TupleTableSlot *slot)
 }
 
 /*
- * Reads the next batch, the rows that pass the quals before the probe, and
- * probes it; false at the end of the table.
+ * Reads up to BATCH_ROWS rows into the ring: the number read.  Without
+ * quals before the probe, every row read joins the batch (slots[i] holds
+ * the batch's (i + 1)-th row read).
  */
-static bool
-read_batch(BatchScanState *state)
+static int
+read_rows(BatchScanState *state, TableScanDesc scan)
 {
-	TableScanDesc scan = table_scan(state);
 	int			n = 0;
 
-	state->nbatch = 0;
-	state->next = 0;
+	while (n < BATCH_ROWS && read_row(scan, state->slots[n]))
+		n++;
+	state->nread = n;
+	return n;
+}
+
+/*
+ * Reads rows until BATCH_ROWS of them pass the quals before the probe, or
+ * the table ends: the number that passed, whose places among the rows read
+ * go to ordinal[].
+ */
+static int
+read_rows_passing(BatchScanState *state, TableScanDesc scan)
+{
+	int			n = 0;
+
 	state->nread = 0;
-	if (state->at_end)
-		return false;
-	while (n < BATCH_ROWS)
+	while (n < BATCH_ROWS && read_row(scan, state->slots[n]))
 	{
-		if (!read_row(scan, state->slots[n]))
-		{
-			state->at_end = true;
-			break;
-		}
 		state->nread++;
 		if (passes_quals_before(state, state->slots[n]))
 			state->ordinal[n++] = state->nread;
 		else
 			CHECK_FOR_INTERRUPTS();
 	}
+	return n;
+}
+
+/* Reads the next batch and probes it; false at the end of the table. */
+static bool
+read_batch(BatchScanState *state)
+{
+	TableScanDesc scan = table_scan(state);
+	int			n;
+
+	state->nbatch = 0;
+	state->next = 0;
+	state->nread = 0;
+	if (state->at_end)
+		return false;
+	n = state->quals_before == NULL ? read_rows(state, scan) : read_rows_passing(state, scan);
+	state->at_end = n < BATCH_ROWS;
 	if (n == 0)
 		return false;
 	probe_batch(state, n);
@@ -900,7 +940,8 @@ step_back_to_current_row(BatchScanState *state, TableScanDesc scan)
 		int64		steps;
 
 		Assert(state->next > 0);
-		steps = state->nread - state->ordinal[state->next - 1] + (state->at_end ? 1 : 0);
+		steps = state->nread + (state->at_end ? 1 : 0) -
+			(state->quals_before == NULL ? state->next : state->ordinal[state->next - 1]);
 		while (steps-- > 0)
 			if (!table_scan_getnextslot(scan, BackwardScanDirection, state->own_slot))
 				elog(ERROR, "batched probe scan: the table scan lost its place");
