@@ -11,14 +11,17 @@
  *	    E (X/w)^a = sum over even j <= a of C(a, j) u^(a-j) v^j (j-1)!!,
  *	    u = E X / w, v = sd X / w
  *	  (all terms positive; they fall fast, since a v / u is small).  The
- *	  loads of the blocks are Binomial(n, 1/B); a filter's rate is the mean
- *	  of B block rates, whose mean and variance follow (the loads are taken
- *	  as independent, which overstates the variance a little: they are
- *	  negatively correlated).  The rate of one filter is positive and
+ *	  loads of the blocks are Binomial(n, 1/B), summed over one by one, or
+ *	  for loads of large variance folded into the fill's variance at the
+ *	  mean load.  A filter's rate R is the mean of B block rates g; the
+ *	  loads add up to n, so the part of g that follows the load linearly
+ *	  cancels over the blocks, and Var R = (Var g - Cov(g, L)^2 / Var L) / B
+ *	  (the blocks otherwise taken as independent).  R is positive and
  *	  skewed (a product of many small factors when B = 1, a mean of few
  *	  skewed terms when B is small), so its 95th percentile is taken from
  *	  the lognormal law of the same mean and variance.  Measured against
- *	  filters built by the layouts themselves in test/unit/test_rate_grid.c
+ *	  the exact occupancy law and against filters built by the layouts
+ *	  themselves in test/unit/test_blocked.c, test/unit/test_rate_grid.c
  *	  and bench/core/rate_grid.c.
  */
 #include "sizing.h"
