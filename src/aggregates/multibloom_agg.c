@@ -18,16 +18,15 @@
 
 #include "aggregates/agg_state.h"
 #include "aggregates/hash_collector.h"
+#include "aggregates/multibloom_agg.h"
 #include "types/multibloom.h"
 
 PG_FUNCTION_INFO_V1(multibloom_agg_fixed_trans);
 PG_FUNCTION_INFO_V1(multibloom_agg_fixed_final);
-PG_FUNCTION_INFO_V1(multibloom_union_agg_trans);
 PG_FUNCTION_INFO_V1(multibloom_agg_combine);
 PG_FUNCTION_INFO_V1(multibloom_union_agg_step);
 PG_FUNCTION_INFO_V1(multibloom_agg_serialize);
 PG_FUNCTION_INFO_V1(multibloom_agg_deserialize);
-PG_FUNCTION_INFO_V1(multibloom_agg_final);
 PG_FUNCTION_INFO_V1(multibloom_agg_datasized_trans);
 PG_FUNCTION_INFO_V1(multibloom_agg_datasized_combine);
 PG_FUNCTION_INFO_V1(multibloom_agg_datasized_serialize);
@@ -158,9 +157,13 @@ state_union(FilterAggState *state, const MultiBloom *src, MemoryContext aggcxt)
 	return state;
 }
 
-/* multibloom_union_agg(f) transition: NULL filters are skipped. */
+/*
+ * multibloom_union_agg(f) transition of 1.0 (internal state, bound as
+ * multibloom_union_agg_trans in legacy_entry_points.c): NULL filters are
+ * skipped.
+ */
 Datum
-multibloom_union_agg_trans(PG_FUNCTION_ARGS)
+multibloom_union_internal_trans(FunctionCallInfo fcinfo)
 {
 	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_union_agg");
 	FilterAggState *state = PG_ARGISNULL(0) ? NULL : (FilterAggState *) PG_GETARG_POINTER(0);
@@ -279,9 +282,12 @@ multibloom_agg_deserialize(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(fixed_deserialize(PG_GETARG_BYTEA_PP(0), 0));
 }
 
-/* The result is a copy, so the state may go on changing (window frames). */
+/*
+ * Final function of 1.0 (multibloom_agg_final in legacy_entry_points.c).
+ * The result is a copy, so the state may go on changing (window frames).
+ */
 Datum
-multibloom_agg_final(PG_FUNCTION_ARGS)
+multibloom_internal_final(FunctionCallInfo fcinfo)
 {
 	FilterAggState *state = PG_ARGISNULL(0) ? NULL : (FilterAggState *) PG_GETARG_POINTER(0);
 
