@@ -160,7 +160,7 @@ COMMENT ON FUNCTION @extschema@.bloom_matrix_ties(@extschema@.bloom) IS
 -- ---- the value hash ----
 
 -- The value hash a new filter (hash scheme 3) with this seed uses for a
--- value (src/bloom_hashfn.c).
+-- value (src/types/value_hash.c).
 CREATE FUNCTION @extschema@.bloom_hash(value anyelement, seed bigint DEFAULT 0)
 	RETURNS bigint
 	AS 'MODULE_PATHNAME', 'bloom_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;

@@ -9,7 +9,6 @@
 
 #include "aggregates/agg_state.h"
 #include "types/bloomfilter.h"
-#include "core/base64.h"
 
 static Size
 agg_state_get_flat_size(ExpandedObjectHeader *eohptr)
@@ -149,15 +148,9 @@ checked_flat(const uint8 *bytes, size_t len, const AggStateType *type)
 bytea *
 agg_state_text_in(const char *str, const AggStateType *type)
 {
-	size_t		len = strlen(str);
 	size_t		nbytes;
-	char		errbuf[BLOOM_ERRBUF_SIZE];
-	uint8	   *bytes = palloc(bf_base64_decoded_max(len) + 1);
+	uint8	   *bytes = text_form_decode(str, &nbytes, type->typname, NULL);
 
-	if (!bf_base64_decode(str, len, bytes, &nbytes, errbuf))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type %s: %s", type->typname, errbuf)));
 	return checked_flat(bytes, nbytes, type);
 }
 
@@ -165,17 +158,12 @@ char *
 agg_state_text_out(const bytea *flat, const AggStateType *type)
 {
 	size_t		len = VARSIZE_ANY_EXHDR(flat);
-	uint64		textlen = bf_base64_encoded_len(len);
-	char	   *out;
 
-	if (textlen + 1 > MaxAllocSize)
+	if (!text_form_fits(len))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s of %zu bytes is too large for its text form", type->typname, len)));
-	out = palloc((Size) textlen + 1);
-	bf_base64_encode((const uint8 *) VARDATA_ANY(flat), len, out);
-	out[textlen] = '\0';
-	return out;
+	return text_form_encode((const uint8 *) VARDATA_ANY(flat), len);
 }
 
 bytea *

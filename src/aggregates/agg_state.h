@@ -102,4 +102,30 @@ extern bytea *agg_state_text_in(const char *str, const AggStateType *type);
 extern char *agg_state_text_out(const bytea *flat, const AggStateType *type);
 extern bytea *agg_state_recv(StringInfo buf, const AggStateType *type);
 
+/*
+ * The I/O entry points of a state type, all alike: prefix_in, prefix_out
+ * and prefix_recv for the type whose AggStateType is type.  (Binary send
+ * is the flat form as it is, one function for every state type.)
+ */
+#define AGG_STATE_IO_FUNCTIONS(prefix, type) \
+	PG_FUNCTION_INFO_V1(prefix##_in); \
+	PG_FUNCTION_INFO_V1(prefix##_out); \
+	PG_FUNCTION_INFO_V1(prefix##_recv); \
+	Datum \
+	prefix##_in(PG_FUNCTION_ARGS) \
+	{ \
+		PG_RETURN_BYTEA_P(agg_state_text_in(PG_GETARG_CSTRING(0), &(type))); \
+	} \
+	Datum \
+	prefix##_out(PG_FUNCTION_ARGS) \
+	{ \
+		PG_RETURN_CSTRING(agg_state_text_out(PG_GETARG_BYTEA_PP(0), &(type))); \
+	} \
+	Datum \
+	prefix##_recv(PG_FUNCTION_ARGS) \
+	{ \
+		PG_RETURN_BYTEA_P(agg_state_recv((StringInfo) PG_GETARG_POINTER(0), &(type))); \
+	} \
+	extern int	no_such_variable	/* takes the semicolon, as in fmgr.h */
+
 #endif							/* AGG_STATE_H */

@@ -23,14 +23,8 @@
 
 PG_FUNCTION_INFO_V1(multibloom_agg_fixed_trans);
 PG_FUNCTION_INFO_V1(multibloom_agg_fixed_final);
-PG_FUNCTION_INFO_V1(multibloom_agg_combine);
 PG_FUNCTION_INFO_V1(multibloom_union_agg_step);
-PG_FUNCTION_INFO_V1(multibloom_agg_serialize);
-PG_FUNCTION_INFO_V1(multibloom_agg_deserialize);
 PG_FUNCTION_INFO_V1(multibloom_agg_datasized_trans);
-PG_FUNCTION_INFO_V1(multibloom_agg_datasized_combine);
-PG_FUNCTION_INFO_V1(multibloom_agg_datasized_serialize);
-PG_FUNCTION_INFO_V1(multibloom_agg_datasized_deserialize);
 PG_FUNCTION_INFO_V1(multibloom_agg_datasized_final);
 PG_FUNCTION_INFO_V1(multibloom_agg_hashed_trans);
 PG_FUNCTION_INFO_V1(multibloom_agg_fixed_hashed_trans);
@@ -38,9 +32,6 @@ PG_FUNCTION_INFO_V1(multibloom_agg_state_combine);
 PG_FUNCTION_INFO_V1(multibloom_agg_hashed_final);
 PG_FUNCTION_INFO_V1(multibloom_agg_hashed_empty_datasized);
 PG_FUNCTION_INFO_V1(multibloom_agg_fixed_hashed_final);
-PG_FUNCTION_INFO_V1(multibloom_agg_state_in);
-PG_FUNCTION_INFO_V1(multibloom_agg_state_out);
-PG_FUNCTION_INFO_V1(multibloom_agg_state_recv);
 
 /*
  * Number of values per row of the aggregate call (after first_value_argno
@@ -57,6 +48,89 @@ agg_row_width(FunctionCallInfo fcinfo, int first_value_argno)
 		return 0;
 	return list_length(aggref->aggargtypes) - first_value_argno;
 }
+
+/* A final function's result: mb, or SQL NULL when mb is NULL. */
+static Datum
+filter_or_null(FunctionCallInfo fcinfo, MultiBloom *mb)
+{
+	if (mb == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(mb);
+}
+
+/* ---------------------------------------------------------------------
+ * Partial states of the two forms with an internal state, fixed-shape and
+ * data-sized, for parallel aggregation: their combine, serialize and
+ * deserialize functions take the same steps, with the form's own.
+ * --------------------------------------------------------------------- */
+
+typedef struct PartialForm
+{
+	/* s2 merged into s1, or into a new state in aggcxt if s1 is NULL */
+	void	   *(*combine) (void *s1, void *s2, MemoryContext aggcxt,
+							FunctionCallInfo fcinfo);
+	/* the serialized state, after lead bytes left for the caller */
+	bytea	   *(*serialize) (void *state, Size lead);
+	/* a state serialize wrote (after lead bytes), read and checked */
+	void	   *(*deserialize) (const bytea *b, Size lead, MemoryContext aggcxt,
+								FunctionCallInfo fcinfo);
+} PartialForm;
+
+/* The combine function: a NULL state is no rows. */
+static Datum
+partial_combine(FunctionCallInfo fcinfo, const char *fname, const PartialForm *form)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, fname);
+	void	   *s1 = PG_ARGISNULL(0) ? NULL : PG_GETARG_POINTER(0);
+
+	if (PG_ARGISNULL(1))
+	{
+		if (s1 == NULL)
+			PG_RETURN_NULL();
+		PG_RETURN_POINTER(s1);
+	}
+	PG_RETURN_POINTER(form->combine(s1, PG_GETARG_POINTER(1), aggcxt, fcinfo));
+}
+
+static Datum
+partial_serialize(FunctionCallInfo fcinfo, const char *fname, const PartialForm *form)
+{
+	agg_memory_context(fcinfo, fname);
+	PG_RETURN_BYTEA_P(form->serialize(PG_GETARG_POINTER(0), 0));
+}
+
+static Datum
+partial_deserialize(FunctionCallInfo fcinfo, const char *fname, const PartialForm *form)
+{
+	MemoryContext aggcxt = agg_memory_context(fcinfo, fname);
+
+	PG_RETURN_POINTER(form->deserialize(PG_GETARG_BYTEA_P(0), 0, aggcxt, fcinfo));
+}
+
+/*
+ * prefix_combine, prefix_serialize and prefix_deserialize of a form, each
+ * naming itself in the ERROR for a call outside an aggregate.
+ */
+#define PARTIAL_STATE_FUNCTIONS(prefix, form) \
+	PG_FUNCTION_INFO_V1(prefix##_combine); \
+	PG_FUNCTION_INFO_V1(prefix##_serialize); \
+	PG_FUNCTION_INFO_V1(prefix##_deserialize); \
+	Datum \
+	prefix##_combine(PG_FUNCTION_ARGS) \
+	{ \
+		return partial_combine(fcinfo, #prefix "_combine", &(form)); \
+	} \
+	Datum \
+	prefix##_serialize(PG_FUNCTION_ARGS) \
+	{ \
+		return partial_serialize(fcinfo, #prefix "_serialize", &(form)); \
+	} \
+	Datum \
+	prefix##_deserialize(PG_FUNCTION_ARGS) \
+	{ \
+		return partial_deserialize(fcinfo, #prefix "_deserialize", &(form)); \
+	} \
+	extern int	no_such_variable	/* takes the semicolon, as in fmgr.h */
 
 /* ---------------------------------------------------------------------
  * The aggregates that keep a filter: multibloom_agg_fixed (fixed-shape)
@@ -213,36 +287,29 @@ multibloom_union_agg_step(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(state);
 }
 
-Datum
-multibloom_agg_combine(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg_combine");
-	FilterAggState *s1 = PG_ARGISNULL(0) ? NULL : (FilterAggState *) PG_GETARG_POINTER(0);
-	FilterAggState *s2 = PG_ARGISNULL(1) ? NULL : (FilterAggState *) PG_GETARG_POINTER(1);
-
-	if (s2 == NULL)
-	{
-		if (s1 == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(s1);
-	}
-	if (s1 == NULL)
-	{
-		s1 = state_union(NULL, s2->mb, aggcxt);
-		s1->capacity = s2->capacity;
-		s1->fpp = s2->fpp;
-		PG_RETURN_POINTER(s1);
-	}
-	PG_RETURN_POINTER(state_union(s1, s2->mb, aggcxt));
-}
-
 /* Partial state: capacity (8 bytes), fpp (8), then the binary format. */
 #define FILTER_STATE_PREFIX	16
 
+/* Combine: s2's filter united into s1, or a copy of s2 if s1 is NULL. */
+static void *
+fixed_combine(void *arg1, void *arg2, MemoryContext aggcxt, FunctionCallInfo fcinfo)
+{
+	FilterAggState *s1 = (FilterAggState *) arg1;
+	FilterAggState *s2 = (FilterAggState *) arg2;
+
+	if (s1 != NULL)
+		return state_union(s1, s2->mb, aggcxt);
+	s1 = state_union(NULL, s2->mb, aggcxt);
+	s1->capacity = s2->capacity;
+	s1->fpp = s2->fpp;
+	return s1;
+}
+
 /* The partial state after lead bytes left for the caller. */
 static bytea *
-fixed_serialize(FilterAggState *state, Size lead)
+fixed_serialize(void *arg, Size lead)
 {
+	FilterAggState *state = (FilterAggState *) arg;
 	bytea	   *result = filter_to_bytea(state->mb, lead + FILTER_STATE_PREFIX, &multibloom_type);
 
 	memset(VARDATA(result), 0, lead);
@@ -251,9 +318,12 @@ fixed_serialize(FilterAggState *state, Size lead)
 	return result;
 }
 
-/* A state fixed_serialize wrote, read in the current memory context. */
-static FilterAggState *
-fixed_deserialize(const bytea *b, Size lead)
+/*
+ * A state fixed_serialize wrote, read in the current memory context (not
+ * aggcxt: the combine function copies the filter it keeps).
+ */
+static void *
+fixed_deserialize(const bytea *b, Size lead, MemoryContext aggcxt, FunctionCallInfo fcinfo)
 {
 	size_t		len = VARSIZE_ANY_EXHDR(b);
 	FilterAggState *state;
@@ -270,17 +340,10 @@ fixed_deserialize(const bytea *b, Size lead)
 	return state;
 }
 
-Datum
-multibloom_agg_serialize(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(fixed_serialize((FilterAggState *) PG_GETARG_POINTER(0), 0));
-}
+static const PartialForm fixed_form = {fixed_combine, fixed_serialize, fixed_deserialize};
 
-Datum
-multibloom_agg_deserialize(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_POINTER(fixed_deserialize(PG_GETARG_BYTEA_PP(0), 0));
-}
+/* multibloom_agg_combine, multibloom_agg_serialize, multibloom_agg_deserialize */
+PARTIAL_STATE_FUNCTIONS(multibloom_agg, fixed_form);
 
 /*
  * Final function of 1.0 (multibloom_agg_final in legacy_entry_points.c).
@@ -291,9 +354,7 @@ multibloom_internal_final(FunctionCallInfo fcinfo)
 {
 	FilterAggState *state = PG_ARGISNULL(0) ? NULL : (FilterAggState *) PG_GETARG_POINTER(0);
 
-	if (state == NULL)
-		PG_RETURN_NULL();
-	PG_RETURN_POINTER(filter_copy(state->mb));
+	return filter_or_null(fcinfo, state ? filter_copy(state->mb) : NULL);
 }
 
 /*
@@ -316,14 +377,10 @@ Datum
 multibloom_agg_fixed_final(PG_FUNCTION_ARGS)
 {
 	FilterAggState *state = PG_ARGISNULL(0) ? NULL : (FilterAggState *) PG_GETARG_POINTER(0);
-	MultiBloom *mb;
 
 	if (state != NULL)
 		PG_RETURN_POINTER(filter_copy(state->mb));
-	mb = fixed_without_rows(fcinfo, agg_row_width(fcinfo, 2));
-	if (mb == NULL)
-		PG_RETURN_NULL();
-	PG_RETURN_POINTER(mb);
+	return filter_or_null(fcinfo, fixed_without_rows(fcinfo, agg_row_width(fcinfo, 2)));
 }
 
 /* ---------------------------------------------------------------------
@@ -409,23 +466,17 @@ datasized_merge(DataSizedState *s1, DataSizedState *s2)
 	s1->rows += s2->rows;
 }
 
-Datum
-multibloom_agg_datasized_combine(PG_FUNCTION_ARGS)
+/* Combine: s2's rows moved into s1, or into a new state if s1 is NULL. */
+static void *
+datasized_combine(void *arg1, void *arg2, MemoryContext aggcxt, FunctionCallInfo fcinfo)
 {
-	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg_combine");
-	DataSizedState *s1 = PG_ARGISNULL(0) ? NULL : (DataSizedState *) PG_GETARG_POINTER(0);
-	DataSizedState *s2 = PG_ARGISNULL(1) ? NULL : (DataSizedState *) PG_GETARG_POINTER(1);
+	DataSizedState *s1 = (DataSizedState *) arg1;
+	DataSizedState *s2 = (DataSizedState *) arg2;
 
-	if (s2 == NULL)
-	{
-		if (s1 == NULL)
-			PG_RETURN_NULL();
-		PG_RETURN_POINTER(s1);
-	}
 	if (s1 == NULL)
 		s1 = new_datasized_state(aggcxt, s2->nattrs, fcinfo);
 	datasized_merge(s1, s2);
-	PG_RETURN_POINTER(s1);
+	return s1;
 }
 
 /*
@@ -433,8 +484,9 @@ multibloom_agg_datasized_combine(PG_FUNCTION_ARGS)
  * rows (8), then the collector's set.
  */
 static bytea *
-datasized_serialize(DataSizedState *state, Size lead)
+datasized_serialize(void *arg, Size lead)
 {
+	DataSizedState *state = (DataSizedState *) arg;
 	int32		nattrs = state->nattrs;
 	char		head[4];
 
@@ -443,7 +495,7 @@ datasized_serialize(DataSizedState *state, Size lead)
 	return hc_state_serialize(lead, head, state->rows, state->rows_seen);
 }
 
-static DataSizedState *
+static void *
 datasized_deserialize(const bytea *b, Size lead, MemoryContext aggcxt, FunctionCallInfo fcinfo)
 {
 	DataSizedState *state = MemoryContextAllocZero(aggcxt, sizeof(DataSizedState));
@@ -461,19 +513,15 @@ datasized_deserialize(const bytea *b, Size lead, MemoryContext aggcxt, FunctionC
 	return state;
 }
 
-Datum
-multibloom_agg_datasized_serialize(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(datasized_serialize((DataSizedState *) PG_GETARG_POINTER(0), 0));
-}
+static const PartialForm datasized_form = {
+	datasized_combine, datasized_serialize, datasized_deserialize
+};
 
-Datum
-multibloom_agg_datasized_deserialize(PG_FUNCTION_ARGS)
-{
-	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg_deserialize");
-
-	PG_RETURN_POINTER(datasized_deserialize(PG_GETARG_BYTEA_P(0), 0, aggcxt, fcinfo));
-}
+/*
+ * multibloom_agg_datasized_combine, multibloom_agg_datasized_serialize,
+ * multibloom_agg_datasized_deserialize
+ */
+PARTIAL_STATE_FUNCTIONS(multibloom_agg_datasized, datasized_form);
 
 /* What the parts must hold, gathered in one pass over the distinct rows. */
 typedef struct PartCounts
@@ -593,14 +641,10 @@ Datum
 multibloom_agg_datasized_final(PG_FUNCTION_ARGS)
 {
 	DataSizedState *state = PG_ARGISNULL(0) ? NULL : (DataSizedState *) PG_GETARG_POINTER(0);
-	MultiBloom *mb;
 
 	if (state != NULL)
 		PG_RETURN_POINTER(datasized_result(state));
-	mb = datasized_without_rows(agg_row_width(fcinfo, 0));
-	if (mb == NULL)
-		PG_RETURN_NULL();
-	PG_RETURN_POINTER(mb);
+	return filter_or_null(fcinfo, datasized_without_rows(agg_row_width(fcinfo, 0)));
 }
 
 /* ---------------------------------------------------------------------
@@ -655,7 +699,7 @@ hashed_state_from_flat(const bytea *flat, MemoryContext aggcxt, FunctionCallInfo
 		return state;
 	}
 	old = MemoryContextSwitchTo(aggcxt);
-	state->fixed = fixed_deserialize(flat, STATE_LEAD);
+	state->fixed = fixed_deserialize(flat, STATE_LEAD, aggcxt, fcinfo);
 	MemoryContextSwitchTo(old);
 	return state;
 }
@@ -747,7 +791,7 @@ multibloom_agg_fixed_hashed_trans(PG_FUNCTION_ARGS)
 Datum
 multibloom_agg_state_combine(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg_combine");
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg_state_combine");
 	HashedState *b;
 	AggStateExpanded *e;
 	HashedState *a;
@@ -804,14 +848,10 @@ multibloom_agg_hashed_final(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg");
 	HashedState *state = agg_state_arg(fcinfo, 0, &multibloom_agg_state_type, aggcxt);
-	MultiBloom *mb;
 
 	if (check_form(state, false) != NULL)
 		PG_RETURN_POINTER(datasized_result(state->datasized));
-	mb = datasized_without_rows(hashed_call_width(fcinfo, 0));
-	if (mb == NULL)
-		PG_RETURN_NULL();
-	PG_RETURN_POINTER(mb);
+	return filter_or_null(fcinfo, datasized_without_rows(hashed_call_width(fcinfo, 0)));
 }
 
 /*
@@ -838,31 +878,10 @@ multibloom_agg_fixed_hashed_final(PG_FUNCTION_ARGS)
 {
 	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg_fixed");
 	HashedState *state = agg_state_arg(fcinfo, 0, &multibloom_agg_state_type, aggcxt);
-	MultiBloom *mb;
 
 	if (check_form(state, true) != NULL)
 		PG_RETURN_POINTER(filter_copy(state->fixed->mb));
-	mb = fixed_without_rows(fcinfo, hashed_call_width(fcinfo, 2));
-	if (mb == NULL)
-		PG_RETURN_NULL();
-	PG_RETURN_POINTER(mb);
+	return filter_or_null(fcinfo, fixed_without_rows(fcinfo, hashed_call_width(fcinfo, 2)));
 }
 
-Datum
-multibloom_agg_state_in(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(agg_state_text_in(PG_GETARG_CSTRING(0), &multibloom_agg_state_type));
-}
-
-Datum
-multibloom_agg_state_out(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_CSTRING(agg_state_text_out(PG_GETARG_BYTEA_PP(0), &multibloom_agg_state_type));
-}
-
-Datum
-multibloom_agg_state_recv(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(agg_state_recv((StringInfo) PG_GETARG_POINTER(0),
-									 &multibloom_agg_state_type));
-}
+AGG_STATE_IO_FUNCTIONS(multibloom_agg_state, multibloom_agg_state_type);

@@ -1,8 +1,8 @@
 /*
  * bloom.c
  *	  The SQL type "bloom": I/O, constructors, membership, set operations and
- *	  statistics.  The algorithms live in the core (bloom_core.h); reading,
- *	  checking and hashing values in the shared glue (bloomfilter.h).
+ *	  statistics.  The algorithms live in the core (core/filter.h); reading,
+ *	  checking and hashing values in the shared glue (types/bloomfilter.h).
  */
 #include "postgres.h"
 
@@ -15,11 +15,6 @@
 #include "types/bloomfilter.h"
 #include "core/hash_records.h"
 
-PG_FUNCTION_INFO_V1(bloom_in);
-PG_FUNCTION_INFO_V1(bloom_out);
-PG_FUNCTION_INFO_V1(bloom_recv);
-PG_FUNCTION_INFO_V1(bloom_send);
-PG_FUNCTION_INFO_V1(bloom_from_bytea);
 PG_FUNCTION_INFO_V1(bloom_empty);
 PG_FUNCTION_INFO_V1(bloom_empty_layout);
 PG_FUNCTION_INFO_V1(bloom_empty_with);
@@ -37,41 +32,11 @@ PG_FUNCTION_INFO_V1(bloom_info);
 
 /* ---------------------------------------------------------------------
  * I/O: text is canonical base64 of the binary format; binary and bytea are
- * the binary format itself (doc/format.md).
+ * the binary format itself (doc/format.md).  bloom_in, bloom_out,
+ * bloom_recv, bloom_send (also the cast to bytea) and bloom_from_bytea.
  * --------------------------------------------------------------------- */
 
-Datum
-bloom_in(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BLOOM(filter_text_in(PG_GETARG_CSTRING(0), &bloom_type));
-}
-
-Datum
-bloom_out(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_CSTRING(filter_text_out(PG_GETARG_BLOOM(0), &bloom_type));
-}
-
-Datum
-bloom_recv(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BLOOM(filter_recv((StringInfo) PG_GETARG_POINTER(0), &bloom_type));
-}
-
-/* Binary send and the cast to bytea: the same bytes. */
-Datum
-bloom_send(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(filter_to_bytea(PG_GETARG_BLOOM(0), 0, &bloom_type));
-}
-
-Datum
-bloom_from_bytea(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BLOOM(filter_from_bytea(PG_GETARG_BYTEA_PP(0), 0,
-									  ERRCODE_INVALID_BINARY_REPRESENTATION,
-									  &bloom_type));
-}
+FILTER_TYPE_IO_FUNCTIONS(bloom, bloom_type);
 
 /* ---------------------------------------------------------------------
  * Constructors

@@ -27,45 +27,13 @@
  * The bloom type's descriptor: the core's functions, for any value
  * --------------------------------------------------------------------- */
 
-static bool
-bloom_struct_check(const void *value, uint64 size, char *errbuf)
-{
-	return bf_struct_check((const BloomFilter *) value, size, errbuf);
-}
-
-static bool
-bloom_wire_check(const uint8 *buf, size_t len, uint64 *bytes, char *errbuf)
-{
-	return bf_wire_check(buf, len, bytes, errbuf);
-}
-
 static void
 bloom_deserialize(const uint8 *buf, void *value)
 {
 	bf_deserialize(buf, (BloomFilter *) value);
 }
 
-static uint64
-bloom_wire_bytes(const void *value)
-{
-	return bf_wire_bytes((const BloomFilter *) value);
-}
-
-static void
-bloom_serialize(const void *value, uint8 *out)
-{
-	bf_serialize((const BloomFilter *) value, out);
-}
-
-const FilterType bloom_type = {
-	.typname = "bloom",
-	.noun = "bloom filter",
-	.struct_check = bloom_struct_check,
-	.wire_check = bloom_wire_check,
-	.deserialize = bloom_deserialize,
-	.wire_bytes = bloom_wire_bytes,
-	.serialize = bloom_serialize,
-};
+FILTER_TYPE_DEFINE(bloom, bf, BloomFilter, "bloom", "bloom filter");
 
 /* ---------------------------------------------------------------------
  * Filter values of either type
@@ -107,7 +75,7 @@ void *
 filter_from_wire(const uint8 *buf, size_t len, int sqlstate, const FilterType *type)
 {
 	char		errbuf[BLOOM_ERRBUF_SIZE];
-	uint64		bytes;
+	uint64_t	bytes;
 	void	   *value;
 
 	if (!type->wire_check(buf, len, &bytes, errbuf))
@@ -142,23 +110,50 @@ filter_to_bytea(const void *value, Size prefix, const FilterType *type)
 	return result;
 }
 
+uint8 *
+text_form_decode(const char *str, size_t *nbytes, const char *typname, const char *hint_noun)
+{
+	size_t		len = strlen(str);
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	/* the decoded size is below the text's, which PostgreSQL already holds */
+	uint8	   *bytes = palloc(bf_base64_decoded_max(len) + 1);
+
+	if (!bf_base64_decode(str, len, bytes, nbytes, errbuf))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type %s: %s", typname, errbuf),
+				 hint_noun == NULL ? 0 :
+				 errhint("The text form of a %s is the base64 of its binary form, as %s_out writes it.",
+						 hint_noun, typname)));
+	return bytes;
+}
+
+bool
+text_form_fits(uint64 nbytes)
+{
+	return bf_base64_encoded_len(nbytes) + 1 <= MaxAllocSize;
+}
+
+char *
+text_form_encode(const uint8 *bytes, size_t nbytes)
+{
+	uint64		textlen = bf_base64_encoded_len(nbytes);
+	char	   *out;
+
+	Assert(text_form_fits(nbytes));
+	out = palloc((Size) textlen + 1);
+	bf_base64_encode(bytes, nbytes, out);
+	out[textlen] = '\0';
+	return out;
+}
+
 void *
 filter_text_in(const char *str, const FilterType *type)
 {
-	size_t		len = strlen(str);
 	size_t		nbytes;
-	char		errbuf[BLOOM_ERRBUF_SIZE];
-	uint8	   *bytes;
+	uint8	   *bytes = text_form_decode(str, &nbytes, type->typname, type->noun);
 	void	   *value;
 
-	/* the decoded size is below the text's, which PostgreSQL already holds */
-	bytes = palloc(bf_base64_decoded_max(len) + 1);
-	if (!bf_base64_decode(str, len, bytes, &nbytes, errbuf))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-				 errmsg("invalid input syntax for type %s: %s", type->typname, errbuf),
-				 errhint("The text form of a %s is the base64 of its binary form, as %s_out writes it.",
-						 type->noun, type->typname)));
 	value = filter_from_wire(bytes, nbytes, ERRCODE_INVALID_TEXT_REPRESENTATION, type);
 	pfree(bytes);
 	return value;
@@ -168,22 +163,20 @@ char *
 filter_text_out(const void *value, const FilterType *type)
 {
 	uint64		wire = type->wire_bytes(value);
-	uint64		textlen = bf_base64_encoded_len(wire);
 	uint8	   *bytes;
 	char	   *out;
 
-	/* checked before anything is allocated: the text is a third larger */
-	if (textlen + 1 > MaxAllocSize)
+	/* checked before anything is allocated */
+	if (!text_form_fits(wire))
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s of %llu bytes is too large for its text form (%llu bytes, limit 1 GB)",
-						type->noun, (unsigned long long) wire, (unsigned long long) textlen),
+						type->noun, (unsigned long long) wire,
+						(unsigned long long) bf_base64_encoded_len(wire)),
 				 errhint("Use the binary form: COPY ... (FORMAT binary) or f::bytea.")));
 	bytes = palloc((Size) wire);
 	type->serialize(value, bytes);
-	out = palloc((Size) textlen + 1);
-	bf_base64_encode(bytes, (size_t) wire, out);
-	out[textlen] = '\0';
+	out = text_form_encode(bytes, (size_t) wire);
 	pfree(bytes);
 	return out;
 }

@@ -34,8 +34,11 @@ typedef struct FilterType
 	const char *noun;			/* in messages: "bloom filter" */
 	/* true if the struct of size bytes is consistent, else a reason */
 	bool		(*struct_check) (const void *value, uint64 size, char *errbuf);
-	/* true if buf is a valid binary form of a struct of *bytes bytes */
-	bool		(*wire_check) (const uint8 *buf, size_t len, uint64 *bytes,
+	/*
+	 * true if buf is a valid binary form of a struct of *bytes bytes: the
+	 * core's own function, hence its types
+	 */
+	bool		(*wire_check) (const uint8_t *buf, size_t len, uint64_t *bytes,
 							   char *errbuf);
 	/* fills value (its length word set) from a binary form wire_check passed */
 	void		(*deserialize) (const uint8 *buf, void *value);
@@ -44,6 +47,39 @@ typedef struct FilterType
 } FilterType;
 
 extern const FilterType bloom_type;
+
+/*
+ * Defines const FilterType prefix_type, the SQL type typname ("noun" in
+ * messages) whose structs are CType, with the core's functions
+ * core_wire_check as they are, and core_struct_check, core_wire_bytes and
+ * core_serialize behind callbacks that only cast the value.  The type's
+ * own prefix_deserialize (it sets what the host owns) is defined before.
+ */
+#define FILTER_TYPE_DEFINE(prefix, core, CType, typname_, noun_) \
+	static bool \
+	prefix##_struct_check(const void *value, uint64 size, char *errbuf) \
+	{ \
+		return core##_struct_check((const CType *) value, size, errbuf); \
+	} \
+	static uint64 \
+	prefix##_wire_bytes(const void *value) \
+	{ \
+		return core##_wire_bytes((const CType *) value); \
+	} \
+	static void \
+	prefix##_serialize(const void *value, uint8 *out) \
+	{ \
+		core##_serialize((const CType *) value, out); \
+	} \
+	const FilterType prefix##_type = { \
+		.typname = typname_, \
+		.noun = noun_, \
+		.struct_check = prefix##_struct_check, \
+		.wire_check = core##_wire_check, \
+		.deserialize = prefix##_deserialize, \
+		.wire_bytes = prefix##_wire_bytes, \
+		.serialize = prefix##_serialize, \
+	}
 
 /*
  * Detoasts a filter Datum and checks its struct against its size, so damaged
@@ -79,6 +115,62 @@ extern void *filter_recv(StringInfo buf, const FilterType *type);
 /* A private, writable copy of a filter. */
 extern void *filter_copy(const void *value);
 
+/*
+ * The I/O entry points of a filter type, all alike: prefix_in, prefix_out
+ * and prefix_recv (text and binary input, checked in full), prefix_send
+ * (also the cast to bytea: the binary form) and prefix_from_bytea (the cast
+ * from bytea), for the type whose FilterType is type.
+ */
+#define FILTER_TYPE_IO_FUNCTIONS(prefix, type) \
+	PG_FUNCTION_INFO_V1(prefix##_in); \
+	PG_FUNCTION_INFO_V1(prefix##_out); \
+	PG_FUNCTION_INFO_V1(prefix##_recv); \
+	PG_FUNCTION_INFO_V1(prefix##_send); \
+	PG_FUNCTION_INFO_V1(prefix##_from_bytea); \
+	Datum \
+	prefix##_in(PG_FUNCTION_ARGS) \
+	{ \
+		PG_RETURN_POINTER(filter_text_in(PG_GETARG_CSTRING(0), &(type))); \
+	} \
+	Datum \
+	prefix##_out(PG_FUNCTION_ARGS) \
+	{ \
+		PG_RETURN_CSTRING(filter_text_out(filter_from_datum(PG_GETARG_DATUM(0), &(type)), \
+										  &(type))); \
+	} \
+	Datum \
+	prefix##_recv(PG_FUNCTION_ARGS) \
+	{ \
+		PG_RETURN_POINTER(filter_recv((StringInfo) PG_GETARG_POINTER(0), &(type))); \
+	} \
+	Datum \
+	prefix##_send(PG_FUNCTION_ARGS) \
+	{ \
+		PG_RETURN_BYTEA_P(filter_to_bytea(filter_from_datum(PG_GETARG_DATUM(0), &(type)), \
+										  0, &(type))); \
+	} \
+	Datum \
+	prefix##_from_bytea(PG_FUNCTION_ARGS) \
+	{ \
+		PG_RETURN_POINTER(filter_from_bytea(PG_GETARG_BYTEA_PP(0), 0, \
+											ERRCODE_INVALID_BINARY_REPRESENTATION, \
+											&(type))); \
+	} \
+	extern int	no_such_variable	/* takes the semicolon, as in fmgr.h */
+
+/*
+ * The text form of every filter and aggregate state: the base64 of its
+ * binary form.  text_form_decode returns the bytes (*nbytes of them) of
+ * str, or an ERROR (invalid_text_representation) naming typname, with a
+ * hint of what the text form of a hint_noun is unless that is NULL.
+ * text_form_encode returns the text of nbytes bytes, which the caller has
+ * checked with text_form_fits (the text is a third larger than the bytes).
+ */
+extern uint8 *text_form_decode(const char *str, size_t *nbytes, const char *typname,
+							   const char *hint_noun);
+extern bool text_form_fits(uint64 nbytes);
+extern char *text_form_encode(const uint8 *bytes, size_t nbytes);
+
 #define PG_GETARG_BLOOM(n) \
 	((const BloomFilter *) filter_from_datum(PG_GETARG_DATUM(n), &bloom_type))
 #define PG_RETURN_BLOOM(f)	PG_RETURN_POINTER(f)
@@ -105,8 +197,6 @@ pg_noreturn extern void bloom_report_shape_error(const char *errbuf);
  * The shape must have passed bf_shape_check (the size is then bounded).
  */
 extern BloomFilter *bloom_alloc(const BloomShape *shape);
-
-#include "pg_compat.h"
 
 extern void bloom_check_compatible(const BloomFilter *a, const BloomFilter *b,
 								   const char *operation);
@@ -136,8 +226,8 @@ extern BloomFilter *bloom_setop(const BloomFilter *a, const BloomFilter *b, bool
  * extended hash and its reusers fold into 32 bits: there, a value beyond
  * 32 bits gets bf_hash_wide64 of its full width, and containers of such
  * values (arrays, ranges, multiranges, records) hash their elements so
- * (bloom_hashfn.c).  Every call passes the scheme of the filter it hashes
- * for.
+ * (types/value_hash.c).  Every call passes the scheme of the filter it
+ * hashes for.
  * --------------------------------------------------------------------- */
 
 typedef enum BloomHashKind
@@ -180,7 +270,7 @@ extern uint64 bloom_hasher_call(BloomHasher *hasher, Datum value, uint64 seed,
 
 /*
  * How scheme 3 hashes values of a type whose extended hash is hash_proc
- * (the kinds of bloom_hashfn.c): WIDE_NONE for a type it hashes as the
+ * (the kinds of types/value_hash.c): WIDE_NONE for a type it hashes as the
  * extended hash does.
  */
 typedef enum BloomWideKind
@@ -202,7 +292,7 @@ extern bool bloom_type_widened(Oid typid);
 
 /*
  * Scheme 3's hash of a value whose type's extended hash is hash_proc, under
- * collation (bloom_hashfn.c).  For a type that hashes no widened value it
+ * collation (types/value_hash.c).  For a type that hashes no widened value it
  * is the extended hash itself.
  */
 extern uint64 bloom_wide_hash(Oid hash_proc, FmgrInfo *finfo, Oid collation,

@@ -1,7 +1,7 @@
 /*
  * multibloom.c
  *	  The SQL type "multibloom": a bloom filter per attribute plus a
- *	  whole-row verification filter (multibloom_core.h), with I/O,
+ *	  whole-row verification filter (core/multibloom.h), with I/O,
  *	  constructor, rows given as VARIADIC "any", projection to bloom, union,
  *	  comparison and statistics; its aggregates are in multibloom_agg.c.
  *	  Values are hashed exactly as bloom hashes them (BloomHasher), so each
@@ -19,11 +19,6 @@
 
 #include "types/multibloom.h"
 
-PG_FUNCTION_INFO_V1(multibloom_in);
-PG_FUNCTION_INFO_V1(multibloom_out);
-PG_FUNCTION_INFO_V1(multibloom_recv);
-PG_FUNCTION_INFO_V1(multibloom_send);
-PG_FUNCTION_INFO_V1(multibloom_from_bytea);
 PG_FUNCTION_INFO_V1(multibloom_empty);
 PG_FUNCTION_INFO_V1(multibloom_add);
 PG_FUNCTION_INFO_V1(multibloom_contains);
@@ -48,18 +43,6 @@ set_part_lengths(MultiBloom *mb)
 		SET_VARSIZE(mbf_part(mb, i), mbf_part_bytes(mb, VARSIZE(mb), i));
 }
 
-static bool
-multibloom_struct_check(const void *value, uint64 size, char *errbuf)
-{
-	return mbf_struct_check((const MultiBloom *) value, size, errbuf);
-}
-
-static bool
-multibloom_wire_check(const uint8 *buf, size_t len, uint64 *bytes, char *errbuf)
-{
-	return mbf_wire_check(buf, len, bytes, errbuf);
-}
-
 static void
 multibloom_deserialize(const uint8 *buf, void *value)
 {
@@ -67,27 +50,7 @@ multibloom_deserialize(const uint8 *buf, void *value)
 	set_part_lengths((MultiBloom *) value);
 }
 
-static uint64
-multibloom_wire_bytes(const void *value)
-{
-	return mbf_wire_bytes((const MultiBloom *) value);
-}
-
-static void
-multibloom_serialize(const void *value, uint8 *out)
-{
-	mbf_serialize((const MultiBloom *) value, out);
-}
-
-const FilterType multibloom_type = {
-	.typname = "multibloom",
-	.noun = "multibloom",
-	.struct_check = multibloom_struct_check,
-	.wire_check = multibloom_wire_check,
-	.deserialize = multibloom_deserialize,
-	.wire_bytes = multibloom_wire_bytes,
-	.serialize = multibloom_serialize,
-};
+FILTER_TYPE_DEFINE(multibloom, mbf, MultiBloom, "multibloom", "multibloom");
 
 /* ---------------------------------------------------------------------
  * Values: allocation, shapes, union
@@ -302,6 +265,25 @@ multibloom_report_count_mismatch(const char *fname, int given, int nattrs)
 			 errhint("Pass one value per attribute, in order; NULL leaves an attribute out of a probe.")));
 }
 
+/*
+ * The array of argument argno holding a row of nattrs values (or their
+ * hashes): an ERROR naming fname if it is NULL or not one-dimensional.
+ */
+static ArrayType *
+row_array_arg(FunctionCallInfo fcinfo, int argno, int nattrs, const char *fname)
+{
+	ArrayType  *arr;
+
+	if (PG_ARGISNULL(argno))
+		multibloom_report_count_mismatch(fname, 0, nattrs);
+	arr = PG_GETARG_ARRAYTYPE_P(argno);
+	if (ARR_NDIM(arr) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s: the VARIADIC array must have one dimension", fname)));
+	return arr;
+}
+
 /* The row as one array: VARIADIC ARRAY[...]. */
 static void
 read_array_row(FunctionCallInfo fcinfo, FilterCallCache *cache, int first_value_argno,
@@ -312,13 +294,7 @@ read_array_row(FunctionCallInfo fcinfo, FilterCallCache *cache, int first_value_
 	bool	   *nulls;
 	int			nelems;
 
-	if (PG_ARGISNULL(first_value_argno))
-		multibloom_report_count_mismatch(fname, 0, nattrs);
-	arr = PG_GETARG_ARRAYTYPE_P(first_value_argno);
-	if (ARR_NDIM(arr) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("%s: the VARIADIC array must have one dimension", fname)));
+	arr = row_array_arg(fcinfo, first_value_argno, nattrs, fname);
 	deconstruct_array(arr, cache->elemtype, cache->elemlen, cache->elembyval,
 					  cache->elemalign, &elems, &nulls, &nelems);
 	if (nelems != nattrs)
@@ -387,13 +363,7 @@ multibloom_read_hashed_row(FunctionCallInfo fcinfo, int argno, int nattrs, const
 	const bits8 *nulls;
 	int			given;
 
-	if (PG_ARGISNULL(argno))
-		multibloom_report_count_mismatch(fname, 0, nattrs);
-	arr = PG_GETARG_ARRAYTYPE_P(argno);
-	if (ARR_NDIM(arr) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("%s: the VARIADIC array must have one dimension", fname)));
+	arr = row_array_arg(fcinfo, argno, nattrs, fname);
 	if (ARR_ELEMTYPE(arr) != INT8OID)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -418,41 +388,12 @@ multibloom_read_hashed_row(FunctionCallInfo fcinfo, int argno, int nattrs, const
 
 /* ---------------------------------------------------------------------
  * I/O: text is canonical base64 of the binary format; binary and bytea
- * are the binary format (doc/multibloom.md).
+ * are the binary format (doc/multibloom.md).  multibloom_in,
+ * multibloom_out, multibloom_recv, multibloom_send (also the cast to
+ * bytea) and multibloom_from_bytea.
  * --------------------------------------------------------------------- */
 
-Datum
-multibloom_in(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_POINTER(filter_text_in(PG_GETARG_CSTRING(0), &multibloom_type));
-}
-
-Datum
-multibloom_out(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_CSTRING(filter_text_out(PG_GETARG_MULTIBLOOM(0), &multibloom_type));
-}
-
-Datum
-multibloom_recv(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_POINTER(filter_recv((StringInfo) PG_GETARG_POINTER(0), &multibloom_type));
-}
-
-/* Binary send and the cast to bytea: the same bytes. */
-Datum
-multibloom_send(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(filter_to_bytea(PG_GETARG_MULTIBLOOM(0), 0, &multibloom_type));
-}
-
-Datum
-multibloom_from_bytea(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_POINTER(filter_from_bytea(PG_GETARG_BYTEA_PP(0), 0,
-										ERRCODE_INVALID_BINARY_REPRESENTATION,
-										&multibloom_type));
-}
+FILTER_TYPE_IO_FUNCTIONS(multibloom, multibloom_type);
 
 /* ---------------------------------------------------------------------
  * Construction, adding and probing
@@ -562,24 +503,16 @@ enum
 	MI_ESTIMATED_COUNT, MI_FPP, MI_NCOLUMNS
 };
 
+/* An array of the n values of v, of elemtype bigint or double precision. */
 static Datum
-int8_array(const int64 *v, int n)
+part_array(const void *v, int n, Oid elemtype)
 {
 	Datum		d[MULTIBLOOM_MAX_ATTRS + 1];
 
 	for (int i = 0; i < n; i++)
-		d[i] = Int64GetDatum(v[i]);
-	return PointerGetDatum(construct_array(d, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-}
-
-static Datum
-float8_array(const double *v, int n)
-{
-	Datum		d[MULTIBLOOM_MAX_ATTRS + 1];
-
-	for (int i = 0; i < n; i++)
-		d[i] = Float8GetDatum(v[i]);
-	return PointerGetDatum(construct_array(d, n, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		d[i] = elemtype == INT8OID ? Int64GetDatum(((const int64 *) v)[i])
+			: Float8GetDatum(((const double *) v)[i]);
+	return PointerGetDatum(construct_array(d, n, elemtype, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }
 
 /*
@@ -636,14 +569,14 @@ multibloom_info(PG_FUNCTION_ARGS)
 	values[MI_BYTES] = Int32GetDatum((int32) VARSIZE(mb));
 	/* a whole-row probe of an absent row passes the verification filter at this rate */
 	values[MI_ROW_FPP] = Float8GetDatum(fpp[mb->nattrs]);
-	values[MI_NBITS] = int8_array(nbits, nparts);
+	values[MI_NBITS] = part_array(nbits, nparts, INT8OID);
 	values[MI_NHASHES] = PointerGetDatum(construct_array(nhashes, nparts, INT4OID, 4, true, TYPALIGN_INT));
-	values[MI_SEED] = int8_array(seed, nparts);
-	values[MI_INSERTED] = int8_array(inserted, nparts);
-	values[MI_BITS_SET] = int8_array(bits_set, nparts);
-	values[MI_FILL] = float8_array(fill, nparts);
-	values[MI_ESTIMATED_COUNT] = float8_array(count, nparts);
-	values[MI_FPP] = float8_array(fpp, nparts);
+	values[MI_SEED] = part_array(seed, nparts, INT8OID);
+	values[MI_INSERTED] = part_array(inserted, nparts, INT8OID);
+	values[MI_BITS_SET] = part_array(bits_set, nparts, INT8OID);
+	values[MI_FILL] = part_array(fill, nparts, FLOAT8OID);
+	values[MI_ESTIMATED_COUNT] = part_array(count, nparts, FLOAT8OID);
+	values[MI_FPP] = part_array(fpp, nparts, FLOAT8OID);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -1,5 +1,5 @@
 /*
- * bloom_hashfn.c
+ * value_hash.c
  *	  The value hash of hash scheme 3 for the types whose extended hash
  *	  loses bits, and bloom_hash(value, seed), the value hash a new filter
  *	  with that seed uses.
