@@ -36,15 +36,16 @@
 #endif
 
 /*
- * Planner structures (the semijoin prefilter, src/semijoin.c):
+ * Planner structures (the semijoin prefilter in src/planner/semijoin_rewrite.c,
+ * the extension's objects in src/planner/extension_objects.c):
  * - PostgreSQL 16 moved a range-table entry's permissions into a list of
  *   RTEPermissionInfo in its Query (rte->perminfoindex);
  * - PostgreSQL 16 made get_extension_schema() public, and replaced
  *   pg_proc_aclcheck() by object_aclcheck().
  */
-#define BF_HAVE_PERMINFO			(PG_VERSION_NUM >= 160000)
-#define BF_HAVE_GET_EXTENSION_SCHEMA (PG_VERSION_NUM >= 160000)
-#define BF_HAVE_OBJECT_ACLCHECK		(PG_VERSION_NUM >= 160000)
+#define COMPAT_HAVE_PERMINFO			(PG_VERSION_NUM >= 160000)
+#define COMPAT_HAVE_GET_EXTENSION_SCHEMA (PG_VERSION_NUM >= 160000)
+#define COMPAT_HAVE_OBJECT_ACLCHECK		(PG_VERSION_NUM >= 160000)
 
 /*
  * EXPLAIN: PostgreSQL 18 moved ExplainState to commands/explain_state.h and
@@ -83,11 +84,11 @@
  * where a major has none, so a comparison with it is false.
  */
 #if PG_VERSION_NUM >= 180000
-#define BF_F_TIMESTAMPTZ_HASH_EXTENDED	F_TIMESTAMPTZ_HASH_EXTENDED
-#define BF_F_HASHXID8EXTENDED			F_HASHXID8EXTENDED
+#define COMPAT_F_TIMESTAMPTZ_HASH_EXTENDED	F_TIMESTAMPTZ_HASH_EXTENDED
+#define COMPAT_F_HASHXID8EXTENDED			F_HASHXID8EXTENDED
 #else
-#define BF_F_TIMESTAMPTZ_HASH_EXTENDED	InvalidOid
-#define BF_F_HASHXID8EXTENDED			InvalidOid
+#define COMPAT_F_TIMESTAMPTZ_HASH_EXTENDED	InvalidOid
+#define COMPAT_F_HASHXID8EXTENDED			InvalidOid
 #endif
 
 #endif							/* BLOOMFILTER_PG_COMPAT_H */

@@ -15,9 +15,6 @@ PG_FUNCTION_INFO_V1(bloom_agg_hashed_fixed_trans);
 PG_FUNCTION_INFO_V1(bloom_agg_state_combine);
 PG_FUNCTION_INFO_V1(bloom_agg_hashed_final);
 PG_FUNCTION_INFO_V1(bloom_agg_hashed_fixed_final);
-PG_FUNCTION_INFO_V1(bloom_agg_state_in);
-PG_FUNCTION_INFO_V1(bloom_agg_state_out);
-PG_FUNCTION_INFO_V1(bloom_agg_state_recv);
 
 /* ---------------------------------------------------------------------
  * bloom_agg_hashed: bloom_agg over the values' 64-bit hashes
@@ -197,20 +194,5 @@ bloom_agg_hashed_fixed_final(PG_FUNCTION_ARGS)
 	PG_RETURN_BLOOM(f);
 }
 
-Datum
-bloom_agg_state_in(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(agg_state_text_in(PG_GETARG_CSTRING(0), &bloom_agg_state_type));
-}
-
-Datum
-bloom_agg_state_out(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_CSTRING(agg_state_text_out(PG_GETARG_BYTEA_PP(0), &bloom_agg_state_type));
-}
-
-Datum
-bloom_agg_state_recv(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(agg_state_recv((StringInfo) PG_GETARG_POINTER(0), &bloom_agg_state_type));
-}
+/* bloom_agg_state's text input and output and its binary input. */
+AGG_STATE_IO_FUNCTIONS(bloom_agg_state, bloom_agg_state_type);

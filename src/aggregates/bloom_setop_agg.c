@@ -19,9 +19,6 @@ PG_FUNCTION_INFO_V1(bloom_intersect_agg_step);
 PG_FUNCTION_INFO_V1(bloom_union_state_combine);
 PG_FUNCTION_INFO_V1(bloom_intersect_state_combine);
 PG_FUNCTION_INFO_V1(bloom_setop_state_final);
-PG_FUNCTION_INFO_V1(bloom_setop_state_in);
-PG_FUNCTION_INFO_V1(bloom_setop_state_out);
-PG_FUNCTION_INFO_V1(bloom_setop_state_recv);
 PG_FUNCTION_INFO_V1(bloom_setop_state_send);
 
 /* ---------------------------------------------------------------------
@@ -521,23 +518,8 @@ bloom_setop_state_final(PG_FUNCTION_ARGS)
 	PG_RETURN_BLOOM(f);
 }
 
-Datum
-bloom_setop_state_in(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(agg_state_text_in(PG_GETARG_CSTRING(0), &setop_state_type));
-}
-
-Datum
-bloom_setop_state_out(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_CSTRING(agg_state_text_out(PG_GETARG_BYTEA_PP(0), &setop_state_type));
-}
-
-Datum
-bloom_setop_state_recv(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(agg_state_recv((StringInfo) PG_GETARG_POINTER(0), &setop_state_type));
-}
+/* bloom_setop_state's text input and output and its binary input. */
+AGG_STATE_IO_FUNCTIONS(bloom_setop_state, setop_state_type);
 
 /* Binary send of every state type: the flat form as it is. */
 Datum

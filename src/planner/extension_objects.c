@@ -68,7 +68,7 @@ extension_objects_version(void)
 static Oid
 schema_of_extension(Oid ext)
 {
-#if BF_HAVE_GET_EXTENSION_SCHEMA
+#if COMPAT_HAVE_GET_EXTENSION_SCHEMA
 	return get_extension_schema(ext);
 #else
 	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
@@ -183,7 +183,7 @@ extension_type(const char *name)
 bool
 may_execute(Oid fn)
 {
-#if BF_HAVE_OBJECT_ACLCHECK
+#if COMPAT_HAVE_OBJECT_ACLCHECK
 	return object_aclcheck(ProcedureRelationId, fn, GetUserId(), ACL_EXECUTE) == ACLCHECK_OK;
 #else
 	return pg_proc_aclcheck(fn, GetUserId(), ACL_EXECUTE) == ACLCHECK_OK;

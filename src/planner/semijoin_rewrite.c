@@ -130,7 +130,7 @@ analyze_query(Query *q, Analysis *a)
 static void
 copy_permission(Query *parent, RangeTblEntry *rte, Query *sub)
 {
-#if BF_HAVE_PERMINFO
+#if COMPAT_HAVE_PERMINFO
 	if (rte->perminfoindex != 0)
 	{
 		RTEPermissionInfo *perm = getRTEPermissionInfo(parent->rteperminfos, rte);

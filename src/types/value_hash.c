@@ -45,7 +45,7 @@ bloom_wide_kind(Oid hash_proc)
 	/* each of these is "return hashint8extended(fcinfo)" */
 	if (hash_proc == F_HASHINT8EXTENDED || hash_proc == F_TIMESTAMP_HASH_EXTENDED ||
 		hash_proc == F_TIME_HASH_EXTENDED || hash_proc == F_PG_LSN_HASH_EXTENDED ||
-		hash_proc == BF_F_TIMESTAMPTZ_HASH_EXTENDED || hash_proc == BF_F_HASHXID8EXTENDED)
+		hash_proc == COMPAT_F_TIMESTAMPTZ_HASH_EXTENDED || hash_proc == COMPAT_F_HASHXID8EXTENDED)
 		return WIDE_INT64;
 	switch (hash_proc)
 	{
