@@ -1,5 +1,5 @@
 /*
- * bloom_scan.c
+ * batch_scan.c
  *	  The batched probe scan (custom scan "BloomBatchScan"): a sequential
  *	  scan of a table whose quals hold bloom_contains(filter, column), or
  *	  filter @> column, column <@ filter, that probes the filter a batch of

@@ -1,11 +1,11 @@
 /*
- * bloom_scan.h
+ * batch_scan.h
  *	  The batched probe scan: a custom scan that replaces the sequential
  *	  scan of a table filtered by bloom_contains(filter, column) and probes
- *	  the filter a batch of rows at a time (src/bloom_scan.c).
+ *	  the filter a batch of rows at a time (src/planner/batch_scan.c).
  */
-#ifndef BLOOM_SCAN_H
-#define BLOOM_SCAN_H
+#ifndef BLOOMFILTER_BATCH_SCAN_H
+#define BLOOMFILTER_BATCH_SCAN_H
 
 /*
  * Registers the scan's setting (bloomfilter.enable_batch_scan), its plan
@@ -13,4 +13,4 @@
  */
 extern void bloom_scan_init(void);
 
-#endif							/* BLOOM_SCAN_H */
+#endif							/* BLOOMFILTER_BATCH_SCAN_H */

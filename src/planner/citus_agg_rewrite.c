@@ -1,5 +1,5 @@
 /*
- * distributed_agg.c
+ * citus_agg_rewrite.c
  *	  The rewrite of the polymorphic aggregates for Citus (doc/aggregates.md,
  *	  "On Citus: the rewrite").
  *

@@ -1,5 +1,5 @@
 /*
- * bloom_support.c
+ * selectivity.c
  *	  Planner estimates for membership probes: bloom_contains(filter, column)
  *	  and the operators f @> column, column <@ f.
  *
