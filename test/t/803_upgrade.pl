@@ -69,7 +69,7 @@ like($fresh, qr/function bloom_add/, 'fresh install described');
 like($fresh, qr/operator family bloom_ops for access method btree function 1 bloom_cmp/,
 	'the description includes operator families and their members');
 
-# Filters written by format version 1 (as in sql/005_bloom_golden.sql).
+# Filters written by format version 1 (as in test/sql/005_bloom_golden.sql).
 my @golden = (
 	'AQABAAABAAAAAAAAAAAAAAAAAAADAAAAAAAAAAMAAAAAAAAAAAAAAAAAAAD//////////wAAAAAAAAAAAEAAAAEAAAgBAIAAAAAAAAAAkAAAAAAAAAAAAIAAAAA=',
 	'AQABAGQAAAAAAAAAAAAAAAAAAAACAAAAAAAAAAQAAAAAAAAAAAAAAAAAAAD//////////wAAAAAAAAAAAEJAIBAAAIAAAAIAAAAAAA==');
