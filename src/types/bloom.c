@@ -391,3 +391,22 @@ bloom_info(PG_FUNCTION_ARGS)
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
+
+PG_FUNCTION_INFO_V1(bloom_hash);
+
+/*
+ * bloom_hash(value, seed): the value hash of the newest scheme, what a new
+ * filter with that seed lists or derives its positions from.  Lets clients
+ * that build filters outside the server hash as it does, feeds the hashed
+ * aggregates of a distributed plan, and lets the tests check the direct
+ * hashing paths of bloomfilter.h against the opclass functions.
+ */
+Datum
+bloom_hash(PG_FUNCTION_ARGS)
+{
+	FilterCallCache *cache = bloom_call_cache(fcinfo, 0);
+
+	PG_RETURN_INT64((int64) bloom_hasher_value_hash(&cache->hashers[0], PG_GETARG_DATUM(0),
+													(uint64) PG_GETARG_INT64(1),
+													BLOOM_HASH_SCHEME_NEWEST));
+}

@@ -1,8 +1,8 @@
 /*
  * value_hash.c
  *	  The value hash of hash scheme 3 for the types whose extended hash
- *	  loses bits, and bloom_hash(value, seed), the value hash a new filter
- *	  with that seed uses.
+ *	  loses bits (bloom_hash(value, seed), which gives it to SQL, is in
+ *	  bloom.c).
  *
  *	  hashint8extended folds the high 32 bits of a bigint into the low 32
  *	  before hashing (so that int8 values equal to int4 ones hash alike), and
@@ -35,7 +35,7 @@
 #include "utils/timestamp.h"
 #include "utils/typcache.h"
 
-#include "types/bloomfilter.h"
+#include "types/value_hash.h"
 
 BloomWideKind
 bloom_wide_kind(Oid hash_proc)
@@ -319,23 +319,4 @@ bloom_wide_hash(Oid hash_proc, FmgrInfo *finfo, Oid collation, Datum value, uint
 			break;
 	}
 	return DatumGetUInt64(FunctionCall2Coll(finfo, collation, value, UInt64GetDatum(seed)));
-}
-
-PG_FUNCTION_INFO_V1(bloom_hash);
-
-/*
- * bloom_hash(value, seed): the value hash of the newest scheme, what a new
- * filter with that seed lists or derives its positions from.  Lets clients
- * that build filters outside the server hash as it does, feeds the hashed
- * aggregates of a distributed plan, and lets the tests check the direct
- * hashing paths of bloomfilter.h against the opclass functions.
- */
-Datum
-bloom_hash(PG_FUNCTION_ARGS)
-{
-	FilterCallCache *cache = bloom_call_cache(fcinfo, 0);
-
-	PG_RETURN_INT64((int64) bloom_hasher_value_hash(&cache->hashers[0], PG_GETARG_DATUM(0),
-													(uint64) PG_GETARG_INT64(1),
-													BLOOM_HASH_SCHEME_NEWEST));
 }
