@@ -3,16 +3,16 @@
  *	  The leaf of the plain-C core: the BloomFilter struct and its shape,
  *	  the constants and limits of the stored format, and the small inline
  *	  helpers every layer shares (mixing a hash, mapping it onto a range,
- *	  bit access, popcount, little-endian fields, the optimal classic size).
- *	  It includes no other file of the project.
+ *	  bit access, popcount, the optimal classic size).  It includes no other
+ *	  file of the project.
  *
  *	  Include it directly from a layout (layout_*.c) or from code that needs
  *	  only the types; everything else gets it through core/filter.h.
  *
  *	  The in-memory struct starts with a 4-byte length word owned by the host
  *	  (PostgreSQL's varlena header).  The serialized ("binary") format is the
- *	  struct without that word, little-endian: see core/wire.h and
- *	  doc/format.md.
+ *	  struct without that word, little-endian: see core/wire.h (its byte
+ *	  order: core/little_endian.h) and doc/format.md.
  */
 #ifndef BF_BASE_H
 #define BF_BASE_H
@@ -512,42 +512,6 @@ bf_popcount_range(const uint64_t *words, uint64_t from, uint64_t len)
 	return bf_popcount64(bf_word_slice(words[w], from & 63, 64)) +
 		bf_popcount_words(words + w + 1, last - w - 1) +
 		bf_popcount64(bf_word_slice(words[last], 0, end_bit));
-}
-
-/* ---- little-endian fields of the binary formats ---- */
-
-static inline void
-bf_put_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t) (v >> (8 * i));
-}
-
-static inline void
-bf_put_le64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t) (v >> (8 * i));
-}
-
-static inline uint32_t
-bf_get_le32(const uint8_t *p)
-{
-	uint32_t	v = 0;
-
-	for (int i = 3; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
-
-static inline uint64_t
-bf_get_le64(const uint8_t *p)
-{
-	uint64_t	v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
 }
 
 /* ---- the optimal classic filter, where every layout's sizing starts ---- */
