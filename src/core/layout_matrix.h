@@ -29,15 +29,15 @@
  *	  Callers go through core/filter.h, which dispatches on the layout; open
  *	  this file for the rows, their counters and the insertion rule.  Same
  *	  operations as every layout_*.h, plus the counters' upkeep that set
- *	  operations and readers call.
+ *	  operations and readers call.  The groups of rows are
+ *	  layout_matrix_groups.h; the count estimate integrates the model of
+ *	  layout_matrix_model.h, which this layout alone calls.
  */
 #ifndef LAYOUT_MATRIX_H
 #define LAYOUT_MATRIX_H
 
 #include "bf_base.h"
-
-/* At most this many locating hashes: a query reads one row per locator. */
-#define BLOOM_MATRIX_MAX_LOCATORS	64
+#include "layout_matrix_groups.h"
 
 /*
  * Layout chosen by bloom_empty(capacity, fpp, 'matrix') (see
@@ -52,25 +52,6 @@ static inline uint64_t
 bf_matrix_row_bits(const BloomFilter *f)
 {
 	return f->nbits / f->rows;
-}
-
-/*
- * Group g of a filter's s groups: rows [first, first + size).  The r rows
- * are spread as evenly as possible, the first r mod s groups one row
- * larger; when s divides r every group has r / s rows.
- */
-static inline uint32_t
-bf_matrix_group_first(uint32_t rows, uint32_t locators, uint32_t g)
-{
-	uint32_t	extra = rows % locators;
-
-	return g * (rows / locators) + (g < extra ? g : extra);
-}
-
-static inline uint32_t
-bf_matrix_group_size(uint32_t rows, uint32_t locators, uint32_t g)
-{
-	return rows / locators + (g < rows % locators ? 1 : 0);
 }
 
 /* True if ties go to the first candidate (the paper's rule), not the emptier. */
