@@ -223,19 +223,33 @@ bf_add_saturating(uint64_t a, uint64_t b)
 /* ---- hashing: both finalizers are part of the stored format ---- */
 
 /*
- * The splitmix64 / MurmurHash3 64-bit finalizer, a bijection with full
- * avalanche: derives the double-hashing words (bf_hash_derive) and the
- * matrix layout's candidate rows.
+ * The finalizer of splitmix64 and MurmurHash3 with its constants as
+ * arguments: xor-shift, multiply, xor-shift, multiply, xor-shift.  With
+ * odd multipliers it is a bijection; the two sets of constants below give
+ * full avalanche.
+ */
+static inline uint64_t
+bf_xorshift_multiply(uint64_t x, unsigned s1, uint64_t m1, unsigned s2, uint64_t m2,
+					 unsigned s3)
+{
+	x ^= x >> s1;
+	x *= m1;
+	x ^= x >> s2;
+	x *= m2;
+	x ^= x >> s3;
+	return x;
+}
+
+/*
+ * The splitmix64 / MurmurHash3 64-bit finalizer: derives the
+ * double-hashing words (bf_hash_derive) and the matrix layout's candidate
+ * rows.
  */
 static inline uint64_t
 bf_mix64(uint64_t x)
 {
-	x ^= x >> 30;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94d049bb133111eb);
-	x ^= x >> 31;
-	return x;
+	return bf_xorshift_multiply(x, 30, UINT64_C(0xbf58476d1ce4e5b9),
+								27, UINT64_C(0x94d049bb133111eb), 31);
 }
 
 /*
@@ -246,12 +260,8 @@ bf_mix64(uint64_t x)
 static inline uint64_t
 bf_mix64_inblock(uint64_t x)
 {
-	x ^= x >> 31;
-	x *= UINT64_C(0x7fb5d329728ea185);
-	x ^= x >> 27;
-	x *= UINT64_C(0x81dadef4bc2dd44d);
-	x ^= x >> 33;
-	return x;
+	return bf_xorshift_multiply(x, 31, UINT64_C(0x7fb5d329728ea185),
+								27, UINT64_C(0x81dadef4bc2dd44d), 33);
 }
 
 /*
