@@ -34,8 +34,9 @@
 
 /*
  * Not a bit array: a small data-sized filter kept as the sorted list of its
- * values' hashes (layout_explicit.h).  It has no positions, so it is not in
- * the table of bit-array layouts that filter.c dispatches on.
+ * values' hashes (layout_explicit.h).  It has no positions and is not sized
+ * from a capacity, so it is not counted among the layouts above; filter.c's
+ * table has a row for it all the same, after theirs.
  */
 #define BLOOM_LAYOUT_EXPLICIT	3
 
@@ -218,6 +219,14 @@ static inline uint64_t
 bf_add_saturating(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Counts one value added to f (every layout's insert does, at its end). */
+static inline void
+bf_count_insert(BloomFilter *f)
+{
+	if (f->inserted < UINT64_MAX)
+		f->inserted++;
 }
 
 /* ---- hashing: both finalizers are part of the stored format ---- */

@@ -1,44 +1,137 @@
 /*
  * filter.c
  *	  A Bloom filter of any layout: see filter.h.  Everything that depends on
- *	  the layout of a bit array is reached through the table below; the
- *	  explicit list of a small data-sized filter (layout_explicit.h) is
- *	  handled beside it, where a function meets one.
+ *	  the layout goes through the table below, one row per value of the
+ *	  layout byte: the three bit arrays (layout_classic.h, layout_blocked.h,
+ *	  layout_matrix.h) and the explicit list of a small data-sized filter
+ *	  (layout_explicit.h).  What all bit arrays do alike (probing in
+ *	  prefetched batches, counting bits, bulk insertion) is written here
+ *	  once and named in their rows; the set operations pick their rules by
+ *	  how the two filters hold their values (pair_rules), and leave what a
+ *	  layout adds to them (the matrix's tie rule, its counters) to its row.
  */
 #include "filter.h"
 
 #include "layout_blocked.h"
 #include "layout_classic.h"
+#include "layout_explicit.h"
 #include "layout_matrix.h"
 
 #include <string.h>
 
-/* The operations every layout_*.h offers, under parallel names. */
+/*
+ * How a layout holds its values: as bits at positions derived from their
+ * hashes, or as the list of the hashes themselves.  It decides the shape
+ * rules a layout shares with others and the rules two filters combine by.
+ */
+typedef enum Holding
+{
+	HOLDS_BITS,
+	HOLDS_HASHES,
+	NUM_HOLDINGS
+} Holding;
+
+/* What a layout does, one row of the table per layout byte. */
 typedef struct LayoutOps
 {
 	const char *name;
+	Holding		holds;
 	bool		has_rows;		/* uses the shape's rows and locators */
+	bool		folds;			/* bf_fold applies: runs of bits OR onto one */
+	/* shapes: sizing for a capacity and rate (NULL: sized by its values) */
 	bool		(*shape_for) (double capacity, double fpp, BloomShape *shape, char *errbuf);
-	bool		(*shape_check) (const BloomShape *shape, char *errbuf);
+	bool		(*shape_check) (const BloomShape *shape, char *errbuf); /* its own rules */
+	void		(*describe) (const BloomShape *shape, char *buf, size_t len);
+	/* a value by its derived words (h from bf_hash_derive); insert counts it */
 	bool		(*insert) (BloomFilter *f, BloomHash h);
 	bool		(*query) (const BloomFilter *f, BloomHash h);
 	void		(*prefetch) (const BloomFilter *f, BloomHash h);
+	void		(*insert_batch) (BloomFilter *f, const BloomHash *h, int n);
+	/* a value by its hash */
+	bool		(*contains_value) (const BloomFilter *f, uint64_t value_hash);
+	int			(*probe_batch) (const BloomFilter *f, const uint64_t *hashes, int n,
+								bool *found);
+	void		(*collect) (BfBuilder *b, uint64_t value_hash);
+	bool		(*is_empty) (const BloomFilter *f);
+	/*
+	 * set operations: the layout's own rule for a pair it is in (a and b in
+	 * the caller's order), and what it derives from the bits, brought up to
+	 * date after they were ORed or ANDed
+	 */
+	bool		(*combinable) (const BloomFilter *a, const BloomFilter *b, char *errbuf);
+	void		(*after_union) (BloomFilter *dst, const BloomFilter *src);
+	void		(*after_intersect) (BloomFilter *dst);
+	/* statistics */
+	uint64_t	(*bits_set) (const BloomFilter *f);
 	double		(*estimate_count) (const BloomFilter *f);
 	double		(*estimate_fpp) (const BloomFilter *f);
 } LayoutOps;
 
-#define LAYOUT_OPS(name, has_rows, prefix) \
-	{name, has_rows, prefix##_shape_for, prefix##_shape_check, prefix##_insert, prefix##_query, \
-	 prefix##_prefetch, prefix##_estimate_count, prefix##_estimate_fpp}
+/* Rows of the table: every value of the layout byte a filter may carry. */
+#define NUM_ROWS	(BLOOM_LAYOUT_EXPLICIT + 1)
+
+/* The entries of a row that filter.c writes once for several layouts. */
+static void describe_bits(const BloomShape *s, char *buf, size_t len);
+static void describe_rows(const BloomShape *s, char *buf, size_t len);
+static void describe_list(const BloomShape *s, char *buf, size_t len);
+static void insert_each(BloomFilter *f, const BloomHash *h, int n);
+static void insert_classic_batch(BloomFilter *f, const BloomHash *h, int n);
+static int	probe_bits(const BloomFilter *f, const uint64_t *hashes, int n, bool *found);
+static void collect_bits(BfBuilder *b, uint64_t value_hash);
+static void collect_hash(BfBuilder *b, uint64_t value_hash);
+static bool no_bit_set(const BloomFilter *f);
+static bool any_pair(const BloomFilter *a, const BloomFilter *b, char *errbuf);
+static void nothing_after_union(BloomFilter *dst, const BloomFilter *src);
+static void nothing_after_intersect(BloomFilter *dst);
+static uint64_t count_bits(const BloomFilter *f);
+
+/* The operations every layout_*.h offers under parallel names. */
+#define LAYOUT_ENTRIES(prefix) \
+	.shape_check = prefix##_shape_check, .insert = prefix##_insert, \
+	.query = prefix##_query, .prefetch = prefix##_prefetch, \
+	.contains_value = prefix##_contains_value, \
+	.estimate_count = prefix##_estimate_count, .estimate_fpp = prefix##_estimate_fpp
+
+/* What every bit array does alike. */
+#define BIT_ARRAY_ENTRIES \
+	.holds = HOLDS_BITS, .probe_batch = probe_bits, .collect = collect_bits, \
+	.is_empty = no_bit_set, .bits_set = count_bits
+
+/* A layout that adds nothing of its own to the set operations. */
+#define NOTHING_DERIVED \
+	.combinable = any_pair, .after_union = nothing_after_union, \
+	.after_intersect = nothing_after_intersect
 
 /* Indexed by BLOOM_LAYOUT_*: the stored layout byte. */
-static const LayoutOps layouts[BLOOM_NUM_LAYOUTS] = {
-	[BLOOM_LAYOUT_CLASSIC] = LAYOUT_OPS("classic", false, bf_classic),
-	[BLOOM_LAYOUT_BLOCKED] = LAYOUT_OPS("blocked", false, bf_blocked),
-	[BLOOM_LAYOUT_MATRIX] = LAYOUT_OPS("matrix", true, bf_matrix),
+static const LayoutOps layouts[NUM_ROWS] = {
+	[BLOOM_LAYOUT_CLASSIC] = {
+		.name = "classic", LAYOUT_ENTRIES(bf_classic), BIT_ARRAY_ENTRIES,
+		NOTHING_DERIVED, .shape_for = bf_classic_shape_for, .describe = describe_bits,
+		.insert_batch = insert_classic_batch, .folds = true,
+	},
+	[BLOOM_LAYOUT_BLOCKED] = {
+		.name = "blocked", LAYOUT_ENTRIES(bf_blocked), BIT_ARRAY_ENTRIES,
+		NOTHING_DERIVED, .shape_for = bf_blocked_shape_for, .describe = describe_bits,
+		.insert_batch = insert_each,
+	},
+	[BLOOM_LAYOUT_MATRIX] = {
+		.name = "matrix", LAYOUT_ENTRIES(bf_matrix), BIT_ARRAY_ENTRIES,
+		.combinable = bf_matrix_combinable, .after_union = bf_matrix_after_union,
+		.after_intersect = bf_matrix_after_intersect,
+		.shape_for = bf_matrix_shape_for, .has_rows = true, .describe = describe_rows,
+		.insert_batch = insert_each,
+	},
+	/* a list: sized by its values, and its entries of derived words leave it alone */
+	[BLOOM_LAYOUT_EXPLICIT] = {
+		.name = "explicit", LAYOUT_ENTRIES(bf_explicit), .holds = HOLDS_HASHES,
+		NOTHING_DERIVED, .shape_for = NULL, .describe = describe_list,
+		.insert_batch = insert_each, .probe_batch = bf_explicit_probe_batch,
+		.collect = collect_hash, .is_empty = bf_explicit_is_empty,
+		.bits_set = bf_explicit_bits_set,
+	},
 };
 
-/* The layout of a checked filter (its layout byte is in range). */
+/* The row of a checked filter (its layout byte is in range). */
 static inline const LayoutOps *
 ops_of(const BloomFilter *f)
 {
@@ -48,18 +141,17 @@ ops_of(const BloomFilter *f)
 const char *
 bf_layout_name(int layout)
 {
-	if (layout == BLOOM_LAYOUT_EXPLICIT)
-		return "explicit";
-	if (layout < 0 || layout >= BLOOM_NUM_LAYOUTS)
+	if (layout < 0 || layout >= NUM_ROWS)
 		return "unknown";
 	return layouts[layout].name;
 }
 
+/* Only the layouts a filter can be sized in: "explicit" is not one. */
 int
 bf_layout_from_name(const char *name)
 {
-	for (int i = 0; i < BLOOM_NUM_LAYOUTS; i++)
-		if (strcmp(name, layouts[i].name) == 0)
+	for (int i = 0; i < NUM_ROWS; i++)
+		if (layouts[i].shape_for != NULL && strcmp(name, layouts[i].name) == 0)
 			return i;
 	return -1;
 }
@@ -68,16 +160,10 @@ bf_layout_from_name(const char *name)
  * Shapes
  * --------------------------------------------------------------------- */
 
-bool
-bf_shape_check(const BloomShape *s, char *errbuf)
+/* The rules every bit array's shape follows, before its layout's own. */
+static bool
+bits_shape_rules(const BloomShape *s, char *errbuf)
 {
-	if (s->layout == BLOOM_LAYOUT_EXPLICIT)
-		return bf_explicit_shape_check(s, errbuf);
-	if (s->layout >= BLOOM_NUM_LAYOUTS)
-	{
-		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "unknown layout %u", (unsigned) s->layout);
-		return false;
-	}
 	if (s->nbits < 1 || s->nbits > BLOOM_MAX_NBITS)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
@@ -93,9 +179,37 @@ bf_shape_check(const BloomShape *s, char *errbuf)
 				 BLOOM_MAX_NHASHES, (unsigned) s->nhashes);
 		return false;
 	}
-	if (!layouts[s->layout].shape_check(s, errbuf))
+	return true;
+}
+
+/* A list's rules are its layout's alone. */
+static bool
+no_shared_rules(const BloomShape *s, char *errbuf)
+{
+	(void) s;
+	(void) errbuf;
+	return true;
+}
+
+static bool (*const shared_shape_rules[NUM_HOLDINGS]) (const BloomShape *s, char *errbuf) = {
+	[HOLDS_BITS] = bits_shape_rules,
+	[HOLDS_HASHES] = no_shared_rules,
+};
+
+bool
+bf_shape_check(const BloomShape *s, char *errbuf)
+{
+	const LayoutOps *ops;
+
+	if (s->layout >= NUM_ROWS)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "unknown layout %u", (unsigned) s->layout);
 		return false;
-	if (!layouts[s->layout].has_rows && (s->rows != 0 || s->locators != 0))
+	}
+	ops = &layouts[s->layout];
+	if (!shared_shape_rules[ops->holds](s, errbuf) || !ops->shape_check(s, errbuf))
+		return false;
+	if (!ops->has_rows && (s->rows != 0 || s->locators != 0))
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "rows and locators must be 0 for layout \"%s\"",
@@ -119,7 +233,7 @@ bf_shape_for(double capacity, double fpp, int layout, BloomShape *s, char *errbu
 				 "false-positive probability must be between 0 and 1 (exclusive), not %g", fpp);
 		return false;
 	}
-	if (layout < 0 || layout >= BLOOM_NUM_LAYOUTS)
+	if (layout < 0 || layout >= NUM_ROWS || layouts[layout].shape_for == NULL)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "layout \"%s\" cannot be sized from a capacity by this version",
@@ -214,22 +328,39 @@ bf_get_shape(const BloomFilter *f, BloomShape *s)
 	s->locators = f->locators;
 }
 
+
 void
 bf_shape_describe(const BloomShape *s, char *buf, size_t len)
 {
-	if (s->layout == BLOOM_LAYOUT_EXPLICIT)
-		snprintf(buf, len, "%s, %llu values, seed %llu", bf_layout_name(s->layout),
-				 (unsigned long long) (s->nbits / 64), (unsigned long long) s->seed);
-	else if (s->layout == BLOOM_LAYOUT_MATRIX)
-		snprintf(buf, len, "%s, %u rows x %llu bits, %u hashes, %u locators, seed %llu",
-				 bf_layout_name(s->layout), (unsigned) s->rows,
-				 (unsigned long long) (s->rows ? s->nbits / s->rows : 0),
-				 (unsigned) s->nhashes, (unsigned) s->locators,
-				 (unsigned long long) s->seed);
+	if (s->layout >= NUM_ROWS)
+		describe_bits(s, buf, len);		/* "unknown, ..." */
 	else
-		snprintf(buf, len, "%s, %llu bits, %u hashes, seed %llu",
-				 bf_layout_name(s->layout), (unsigned long long) s->nbits,
-				 (unsigned) s->nhashes, (unsigned long long) s->seed);
+		layouts[s->layout].describe(s, buf, len);
+}
+
+static void
+describe_bits(const BloomShape *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s, %llu bits, %u hashes, seed %llu",
+			 bf_layout_name(s->layout), (unsigned long long) s->nbits,
+			 (unsigned) s->nhashes, (unsigned long long) s->seed);
+}
+
+static void
+describe_rows(const BloomShape *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s, %u rows x %llu bits, %u hashes, %u locators, seed %llu",
+			 bf_layout_name(s->layout), (unsigned) s->rows,
+			 (unsigned long long) (s->rows ? s->nbits / s->rows : 0),
+			 (unsigned) s->nhashes, (unsigned) s->locators,
+			 (unsigned long long) s->seed);
+}
+
+static void
+describe_list(const BloomShape *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s, %llu values, seed %llu", bf_layout_name(s->layout),
+			 (unsigned long long) (s->nbits / 64), (unsigned long long) s->seed);
 }
 
 /* ---------------------------------------------------------------------
@@ -239,37 +370,37 @@ bf_shape_describe(const BloomShape *s, char *buf, size_t len)
 bool
 bf_insert(BloomFilter *f, BloomHash h)
 {
-	bool		changed;
-
-	if (bf_is_explicit(f))
-		return false;
-	changed = ops_of(f)->insert(f, h);
-	if (f->inserted < UINT64_MAX)
-		f->inserted++;
-	return changed;
+	return ops_of(f)->insert(f, h);
 }
 
 bool
 bf_query(const BloomFilter *f, BloomHash h)
 {
-	if (bf_is_explicit(f))
-		return true;
 	return ops_of(f)->query(f, h);
 }
 
 void
 bf_prefetch(const BloomFilter *f, BloomHash h)
 {
-	if (!bf_is_explicit(f))
-		ops_of(f)->prefetch(f, h);
+	ops_of(f)->prefetch(f, h);
 }
 
 bool
 bf_contains_value(const BloomFilter *f, uint64_t value_hash)
 {
-	if (bf_is_explicit(f))
-		return bf_explicit_contains(f, value_hash);
-	return ops_of(f)->query(f, bf_hash_derive(value_hash));
+	return ops_of(f)->contains_value(f, value_hash);
+}
+
+int
+bf_probe_batch(const BloomFilter *f, const uint64_t *hashes, int n, bool *found)
+{
+	return ops_of(f)->probe_batch(f, hashes, n, found);
+}
+
+bool
+bf_is_empty(const BloomFilter *f)
+{
+	return ops_of(f)->is_empty(f);
 }
 
 /*
@@ -302,20 +433,12 @@ probe_bits_batch(const BloomFilter *f, const uint64_t *hashes, int n, bool *foun
 	return nfound;
 }
 
-int
-bf_probe_batch(const BloomFilter *f, const uint64_t *hashes, int n, bool *found)
+/* The probes of a bit array, in batches whose lines are loaded first. */
+static int
+probe_bits(const BloomFilter *f, const uint64_t *hashes, int n, bool *found)
 {
 	int			nfound = 0;
 
-	if (bf_is_explicit(f))
-	{
-		for (int i = 0; i < n; i++)
-		{
-			found[i] = bf_explicit_contains(f, hashes[i]);
-			nfound += found[i];
-		}
-		return nfound;
-	}
 	for (int start = 0; start < n; start += BF_PROBE_BATCH)
 	{
 		int			len = n - start < BF_PROBE_BATCH ? n - start : BF_PROBE_BATCH;
@@ -325,13 +448,11 @@ bf_probe_batch(const BloomFilter *f, const uint64_t *hashes, int n, bool *found)
 	return nfound;
 }
 
-bool
-bf_is_empty(const BloomFilter *f)
+static bool
+no_bit_set(const BloomFilter *f)
 {
 	uint64_t	n = bf_nwords(f);
 
-	if (bf_is_explicit(f))
-		return n == 0;
 	for (uint64_t i = 0; i < n; i++)
 		if (f->words[i] != 0)
 			return false;
@@ -349,17 +470,28 @@ bf_builder_start(BfBuilder *b, BloomFilter *f)
 void
 bf_builder_add(BfBuilder *b, uint64_t value_hash)
 {
-	if (!bf_is_explicit(b->f))
-		bf_inserter_add(&b->inserter, b->f, bf_hash_derive(value_hash));
-	else if (b->listed < bf_explicit_count(b->f))
-		b->f->words[b->listed++] = value_hash;
+	ops_of(b->f)->collect(b, value_hash);
 }
 
 void
 bf_builder_finish(BfBuilder *b)
 {
-	if (!bf_is_explicit(b->f))
-		bf_inserter_flush(&b->inserter, b->f);
+	bf_inserter_flush(&b->inserter, b->f);
+}
+
+/* A bit array inserts the value, through the prefetching inserter. */
+static void
+collect_bits(BfBuilder *b, uint64_t value_hash)
+{
+	bf_inserter_add(&b->inserter, b->f, bf_hash_derive(value_hash));
+}
+
+/* A list takes the hash as it comes, up to the count it was shaped for. */
+static void
+collect_hash(BfBuilder *b, uint64_t value_hash)
+{
+	if (b->listed < bf_explicit_count(b->f))
+		b->f->words[b->listed++] = value_hash;
 }
 
 void
@@ -368,9 +500,28 @@ bf_inserter_init(BfInserter *ins)
 	ins->npending = 0;
 }
 
+void
+bf_inserter_flush(BfInserter *ins, BloomFilter *f)
+{
+	ops_of(f)->insert_batch(f, ins->pending, ins->npending);
+	bf_inserter_init(ins);
+}
+
+/* Every line the values touch prefetched, then the values inserted in order. */
+static void
+insert_each(BloomFilter *f, const BloomHash *h, int n)
+{
+	const LayoutOps *ops = ops_of(f);
+
+	for (int i = 0; i < n; i++)
+		ops->prefetch(f, h[i]);
+	for (int i = 0; i < n; i++)
+		ops->insert(f, h[i]);
+}
+
 /*
  * Most positions per value the classic batch keeps (on the stack, 4 kB for
- * a full batch); a filter with more hash functions takes the generic path.
+ * a full batch); a filter with more hash functions inserts each value.
  */
 #define CLASSIC_BATCH_MAX_HASHES	16
 
@@ -385,6 +536,11 @@ insert_classic_batch(BloomFilter *f, const BloomHash *h, int n)
 	uint64_t	pos[BF_INSERTER_BATCH][CLASSIC_BATCH_MAX_HASHES];
 	uint32_t	k = f->nhashes;
 
+	if (k > CLASSIC_BATCH_MAX_HASHES)
+	{
+		insert_each(f, h, n);
+		return;
+	}
 	for (int i = 0; i < n; i++)
 	{
 		BfProbe		p = bf_probe_start(h[i], f->hash_scheme);
@@ -399,28 +555,8 @@ insert_classic_batch(BloomFilter *f, const BloomHash *h, int n)
 	{
 		for (uint32_t j = 0; j < k; j++)
 			bf_set_bit(f->words, pos[i][j]);
-		if (f->inserted < UINT64_MAX)
-			f->inserted++;
+		bf_count_insert(f);
 	}
-}
-
-void
-bf_inserter_flush(BfInserter *ins, BloomFilter *f)
-{
-	int			n = ins->npending;
-
-	if (bf_is_explicit(f))
-		;						/* bf_insert leaves a list unchanged */
-	else if (f->layout == BLOOM_LAYOUT_CLASSIC && f->nhashes <= CLASSIC_BATCH_MAX_HASHES)
-		insert_classic_batch(f, ins->pending, n);
-	else
-	{
-		for (int i = 0; i < n; i++)
-			bf_prefetch(f, ins->pending[i]);
-		for (int i = 0; i < n; i++)
-			bf_insert(f, ins->pending[i]);
-	}
-	bf_inserter_init(ins);
 }
 
 /* ---------------------------------------------------------------------
@@ -435,18 +571,50 @@ shapes_equal(const BloomShape *a, const BloomShape *b)
 		a->rows == b->rows && a->locators == b->locators;
 }
 
+static bool
+any_pair(const BloomFilter *a, const BloomFilter *b, char *errbuf)
+{
+	(void) a;
+	(void) b;
+	(void) errbuf;
+	return true;
+}
+
+static void
+nothing_after_union(BloomFilter *dst, const BloomFilter *src)
+{
+	(void) dst;
+	(void) src;
+}
+
+static void
+nothing_after_intersect(BloomFilter *dst)
+{
+	(void) dst;
+}
+
 /*
- * Two bit arrays that OR and AND: one hash scheme and (matrix) tie rule,
- * and equal shapes or foldable sizes.
+ * True if the layouts of a and b both take the pair (the matrix: one tie
+ * rule); else false with the message of the first that does not.
  */
 static bool
-bits_compatible(const BloomFilter *a, const BloomFilter *b)
+layouts_combinable(const BloomFilter *a, const BloomFilter *b, char *errbuf)
 {
+	return ops_of(a)->combinable(a, b, errbuf) && ops_of(b)->combinable(a, b, errbuf);
+}
+
+/*
+ * Two bit arrays that OR and AND: one hash scheme, the rules of both
+ * layouts, and equal shapes or foldable sizes.
+ */
+static bool
+bits_combine(const BloomFilter *a, const BloomFilter *b)
+{
+	char		why_not[BLOOM_ERRBUF_SIZE];
 	BloomShape	sa,
 				sb;
 
-	if (bf_is_explicit(a) || bf_is_explicit(b) || a->hash_scheme != b->hash_scheme ||
-		bf_matrix_ties_first(a) != bf_matrix_ties_first(b))
+	if (a->hash_scheme != b->hash_scheme || !layouts_combinable(a, b, why_not))
 		return false;
 	bf_get_shape(a, &sa);
 	bf_get_shape(b, &sb);
@@ -461,15 +629,15 @@ empty_datasized(const BloomFilter *f)
 }
 
 /*
- * Data-sized filters of one seed that combine whatever their sizes and
- * position schemes: a list holds value hashes, not positions, and an empty
- * filter holds nothing.  (Their value hashes must agree: same_value_hashes.)
+ * Both data-sized, of one seed: then a list (value hashes, not positions)
+ * or an empty filter (it holds nothing) combines with the other whatever
+ * their sizes and position schemes, as long as their value hashes agree
+ * (same_value_hashes).
  */
 static bool
 datasized_pair(const BloomFilter *a, const BloomFilter *b)
 {
-	return bf_is_datasized(a) && bf_is_datasized(b) && a->seed == b->seed &&
-		(bf_is_explicit(a) || bf_is_explicit(b) || bf_is_empty(a) || bf_is_empty(b));
+	return bf_is_datasized(a) && bf_is_datasized(b) && a->seed == b->seed;
 }
 
 /*
@@ -485,35 +653,15 @@ same_value_hashes(const BloomFilter *a, const BloomFilter *b)
 	return bf_scheme_wide(a->hash_scheme) == bf_scheme_wide(b->hash_scheme);
 }
 
-bool
-bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
+/* The message of two shapes that do not combine, naming both; false. */
+static bool
+shape_error(const BloomFilter *a, const BloomFilter *b, char *errbuf)
 {
 	BloomShape	sa,
 				sb;
 	char		da[160],
 				db[160];
 
-	if (!same_value_hashes(a, b))
-	{
-		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
-				 "first filter uses hash scheme %u, second hash scheme %u: some values have different hashes under each",
-				 (unsigned) a->hash_scheme, (unsigned) b->hash_scheme);
-		return false;
-	}
-	if (bits_compatible(a, b) || datasized_pair(a, b))
-		return true;
-	if (!bf_is_explicit(a) && !bf_is_explicit(b))
-	{
-		if (a->hash_scheme != b->hash_scheme)
-		{
-			snprintf(errbuf, BLOOM_ERRBUF_SIZE,
-					 "first filter uses hash scheme %u, second hash scheme %u: the same value has different positions under each",
-					 (unsigned) a->hash_scheme, (unsigned) b->hash_scheme);
-			return false;
-		}
-		if (!bf_matrix_same_ties(a, b, errbuf))
-			return false;
-	}
 	bf_get_shape(a, &sa);
 	bf_get_shape(b, &sb);
 	bf_shape_describe(&sa, da, sizeof(da));
@@ -521,6 +669,36 @@ bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
 	snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 			 "first filter is (%s), second is (%s)", da, db);
 	return false;
+}
+
+/*
+ * Two bit arrays combine as bits_combine says, or when both are data-sized
+ * of one seed and one of them is empty; else the message names the first
+ * obstacle: the hash schemes, a layout's own rule, or the shapes.
+ */
+static bool
+bits_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
+{
+	if (bits_combine(a, b) ||
+		(datasized_pair(a, b) && (bf_is_empty(a) || bf_is_empty(b))))
+		return true;
+	if (a->hash_scheme != b->hash_scheme)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "first filter uses hash scheme %u, second hash scheme %u: the same value has different positions under each",
+				 (unsigned) a->hash_scheme, (unsigned) b->hash_scheme);
+		return false;
+	}
+	if (!layouts_combinable(a, b, errbuf))
+		return false;
+	return shape_error(a, b, errbuf);
+}
+
+/* A list and another filter: both data-sized, of one seed. */
+static bool
+list_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
+{
+	return datasized_pair(a, b) || shape_error(a, b, errbuf);
 }
 
 /*
@@ -541,18 +719,19 @@ prefer_b_of_empties(const BloomFilter *a, const BloomFilter *b)
 }
 
 /* Two bit arrays: OR / AND onto the smaller, or an empty one's identity. */
-static void
-plan_bits(const BloomFilter *a, const BloomFilter *b, BfSetop *op)
+static bool
+plan_bits(const BloomFilter *a, const BloomFilter *b, BfSetop *op, char *errbuf)
 {
 	bool		za = empty_datasized(a),
 				zb = empty_datasized(b);
 
+	(void) errbuf;
 	if (!op->intersect && za != zb)
 	{
 		op->kind = BF_SETOP_IDENTITY;
 		op->base_is_b = za;
 	}
-	else if (bits_compatible(a, b))
+	else if (bits_combine(a, b))
 	{
 		op->kind = BF_SETOP_BITS;
 		op->base_is_b = b->nbits < a->nbits;
@@ -563,46 +742,104 @@ plan_bits(const BloomFilter *a, const BloomFilter *b, BfSetop *op)
 		op->kind = BF_SETOP_IDENTITY;
 		op->base_is_b = za && zb ? prefer_b_of_empties(a, b) : zb;
 	}
+	return true;
 }
 
-/* How many of list's hashes other may hold. */
-static uint64_t
-count_filtered(const BloomFilter *list, const BloomFilter *other)
+/* list & other: the listed hashes other may hold, a list itself. */
+static void
+plan_filtered_list(const BloomFilter *list, const BloomFilter *other, bool list_is_b,
+				   BfSetop *op)
 {
-	uint64_t	n = 0;
-
+	op->kind = BF_SETOP_FILTER_LIST;
+	op->base_is_b = list_is_b;
 	for (uint64_t i = 0; i < bf_explicit_count(list); i++)
-		n += bf_contains_value(other, list->words[i]);
-	return n;
+		op->count += bf_contains_value(other, list->words[i]);
+	bf_explicit_shape(op->count, list->seed, &op->shape);
 }
 
-/* At least one list.  False only when a merged list is too large to size. */
-static bool
-plan_lists(const BloomFilter *a, const BloomFilter *b, BfSetop *op, char *errbuf)
+/* A list and a bit array, the list a or (list_is_b) b. */
+static void
+plan_list_and_bits(const BloomFilter *list, const BloomFilter *bits, bool list_is_b,
+				   BfSetop *op)
 {
-	bool		both = bf_is_explicit(a) && bf_is_explicit(b);
-	const BloomFilter *list = bf_is_explicit(a) ? a : b;
-	const BloomFilter *other = list == a ? b : a;
+	bool		keep_list;
 
 	if (op->intersect)
 	{
-		op->kind = BF_SETOP_FILTER_LIST;
-		op->base_is_b = list == b;
-		op->count = count_filtered(list, other);
-		bf_explicit_shape(op->count, list->seed, &op->shape);
-		return true;
+		plan_filtered_list(list, bits, list_is_b, op);
+		return;
 	}
-	if (!both)
+	/* an empty bit array is the identity: the list stays a list */
+	keep_list = bf_is_empty(bits);
+	op->kind = keep_list ? BF_SETOP_IDENTITY : BF_SETOP_LIST_INTO_BITS;
+	op->base_is_b = keep_list == list_is_b;
+}
+
+static bool
+plan_list_bits(const BloomFilter *a, const BloomFilter *b, BfSetop *op, char *errbuf)
+{
+	(void) errbuf;
+	plan_list_and_bits(a, b, false, op);
+	return true;
+}
+
+static bool
+plan_bits_list(const BloomFilter *a, const BloomFilter *b, BfSetop *op, char *errbuf)
+{
+	(void) errbuf;
+	plan_list_and_bits(b, a, true, op);
+	return true;
+}
+
+/* Two lists.  False only when the merged list is too large to size. */
+static bool
+plan_lists(const BloomFilter *a, const BloomFilter *b, BfSetop *op, char *errbuf)
+{
+	if (op->intersect)
 	{
-		/* an empty bit array is the identity: the list stays a list */
-		op->kind = bf_is_empty(other) ? BF_SETOP_IDENTITY : BF_SETOP_LIST_INTO_BITS;
-		op->base_is_b = (op->kind == BF_SETOP_IDENTITY) == (list == b);
+		plan_filtered_list(a, b, false, op);
 		return true;
 	}
 	op->kind = BF_SETOP_MERGE_LISTS;
 	op->count = bf_explicit_merge(a->words, bf_explicit_count(a),
 								  b->words, bf_explicit_count(b), NULL);
 	return bf_shape_collected((double) op->count, a->seed, &op->shape, errbuf);
+}
+
+/* The rules of a pair of filters, by how each holds its values. */
+typedef struct PairRules
+{
+	/* true if a and b combine (their value hashes agree), else why not */
+	bool		(*compatible) (const BloomFilter *a, const BloomFilter *b, char *errbuf);
+	/* the plan of a compatible pair: op zeroed, op->intersect set */
+	bool		(*plan) (const BloomFilter *a, const BloomFilter *b, BfSetop *op,
+						 char *errbuf);
+} PairRules;
+
+static const PairRules pair_rules[NUM_HOLDINGS][NUM_HOLDINGS] = {
+	[HOLDS_BITS][HOLDS_BITS] = {bits_compatible, plan_bits},
+	[HOLDS_BITS][HOLDS_HASHES] = {list_compatible, plan_bits_list},
+	[HOLDS_HASHES][HOLDS_BITS] = {list_compatible, plan_list_bits},
+	[HOLDS_HASHES][HOLDS_HASHES] = {list_compatible, plan_lists},
+};
+
+static const PairRules *
+rules_of(const BloomFilter *a, const BloomFilter *b)
+{
+	return &pair_rules[ops_of(a)->holds][ops_of(b)->holds];
+}
+
+bool
+bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
+{
+	if (!same_value_hashes(a, b))
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "first filter uses hash scheme %u, second hash scheme %u: some values have different hashes under each",
+				 (unsigned) a->hash_scheme, (unsigned) b->hash_scheme);
+		return false;
+	}
+	return rules_of(a, b)->compatible(a, b, errbuf);
 }
 
 bool
@@ -613,13 +850,8 @@ bf_setop_plan(const BloomFilter *a, const BloomFilter *b, bool intersect,
 		return false;
 	memset(op, 0, sizeof(*op));
 	op->intersect = intersect;
-	if (bf_is_explicit(a) || bf_is_explicit(b))
-	{
-		if (!plan_lists(a, b, op, errbuf))
-			return false;
-	}
-	else
-		plan_bits(a, b, op);
+	if (!rules_of(a, b)->plan(a, b, op, errbuf))
+		return false;
 	/* the result of the other kinds is its base's shape */
 	if (op->kind != BF_SETOP_MERGE_LISTS && op->kind != BF_SETOP_FILTER_LIST)
 		bf_get_shape(op->base_is_b ? b : a, &op->shape);
@@ -693,8 +925,8 @@ bf_setop_build(BloomFilter *dst, const BloomFilter *a, const BloomFilter *b,
 		case BF_SETOP_IDENTITY:
 			copy_filter(dst, base);
 			/* as bf_intersect_into: an intersection met no full rows of its own */
-			if (op->intersect && dst->layout == BLOOM_LAYOUT_MATRIX)
-				dst->full_at = BLOOM_NEVER_FULL;
+			if (op->intersect)
+				ops_of(dst)->after_intersect(dst);
 			break;
 		case BF_SETOP_LIST_INTO_BITS:
 			copy_filter(dst, base);
@@ -795,7 +1027,7 @@ bool
 bf_foldable(const BloomFilter *a, const BloomFilter *b)
 {
 	return (a->flags & b->flags & BLOOM_FLAG_AUTOSIZED) != 0 &&
-		a->layout == BLOOM_LAYOUT_CLASSIC && b->layout == BLOOM_LAYOUT_CLASSIC &&
+		a->layout == b->layout && ops_of(a)->folds &&
 		a->hash_scheme == b->hash_scheme &&
 		a->nhashes == b->nhashes && a->seed == b->seed &&
 		a->rows == 0 && b->rows == 0 && a->locators == 0 && b->locators == 0 &&
@@ -835,11 +1067,7 @@ bf_union_into(BloomFilter *dst, const BloomFilter *src)
 	}
 	dst->inserted = bf_add_saturating(dst->inserted, src->inserted);
 	dst->flags &= src->flags;
-	if (dst->layout == BLOOM_LAYOUT_MATRIX)
-	{
-		bf_matrix_recount(dst);
-		dst->full_at = bf_matrix_union_full_at(dst->full_at, src->full_at);
-	}
+	ops_of(dst)->after_union(dst, src);
 }
 
 void
@@ -863,15 +1091,7 @@ bf_intersect_into(BloomFilter *dst, const BloomFilter *src)
 	if (src->inserted < dst->inserted)
 		dst->inserted = src->inserted;
 	dst->flags &= src->flags;
-	if (dst->layout == BLOOM_LAYOUT_MATRIX)
-	{
-		/*
-		 * The rows shrink, so whether they would be full is unknown: the
-		 * intersection has met no full candidates of its own.
-		 */
-		bf_matrix_recount(dst);
-		dst->full_at = BLOOM_NEVER_FULL;
-	}
+	ops_of(dst)->after_intersect(dst);
 }
 
 bool
@@ -879,12 +1099,13 @@ bf_equal(const BloomFilter *a, const BloomFilter *b)
 {
 	BloomShape	sa,
 				sb;
+	char		why_not[BLOOM_ERRBUF_SIZE];
 
 	bf_get_shape(a, &sa);
 	bf_get_shape(b, &sb);
 	if (!shapes_equal(&sa, &sb) || a->hash_scheme != b->hash_scheme)
 		return false;
-	if (bf_matrix_ties_first(a) != bf_matrix_ties_first(b))
+	if (!layouts_combinable(a, b, why_not))
 		return false;
 	return memcmp(a->words, b->words, 8 * bf_nwords(a)) == 0;
 }
@@ -893,26 +1114,26 @@ bf_equal(const BloomFilter *a, const BloomFilter *b)
  * Statistics
  * --------------------------------------------------------------------- */
 
+static uint64_t
+count_bits(const BloomFilter *f)
+{
+	return bf_popcount_words(f->words, bf_nwords(f));
+}
+
 uint64_t
 bf_bits_set(const BloomFilter *f)
 {
-	if (bf_is_explicit(f))
-		return 0;
-	return bf_popcount_words(f->words, bf_nwords(f));
+	return ops_of(f)->bits_set(f);
 }
 
 double
 bf_estimate_count(const BloomFilter *f)
 {
-	if (bf_is_explicit(f))
-		return bf_explicit_estimate_count(f);
 	return ops_of(f)->estimate_count(f);
 }
 
 double
 bf_estimate_fpp(const BloomFilter *f)
 {
-	if (bf_is_explicit(f))
-		return bf_explicit_estimate_fpp(f);
 	return ops_of(f)->estimate_fpp(f);
 }
