@@ -1,16 +1,16 @@
 /*
  * filter.c
- *	  A Bloom filter of any layout: see filter.h.  Everything that depends on
- *	  the layout goes through the table below, one row per value of the
- *	  layout byte: the three bit arrays (layout_classic.h, layout_blocked.h,
- *	  layout_matrix.h) and the explicit list of a small data-sized filter
- *	  (layout_explicit.h).  What all bit arrays do alike (probing in
- *	  prefetched batches, counting bits, bulk insertion) is written here
- *	  once and named in their rows; the set operations pick their rules by
- *	  how the two filters hold their values (pair_rules), and leave what a
- *	  layout adds to them (the matrix's tie rule, its counters) to its row.
+ *	  A Bloom filter of any layout, one filter at a time: see filter.h (the
+ *	  set operations are setops.c).  Everything that depends on the layout
+ *	  goes through the layout table (layout_table.h), defined here, one row
+ *	  per value of the layout byte: the three bit arrays (layout_classic.h,
+ *	  layout_blocked.h, layout_matrix.h) and the explicit list of a small
+ *	  data-sized filter (layout_explicit.h).  What all bit arrays do alike
+ *	  (probing in prefetched batches, counting bits, bulk insertion) is
+ *	  written here once and named in their rows.
  */
 #include "filter.h"
+#include "layout_table.h"
 
 #include "layout_blocked.h"
 #include "layout_classic.h"
@@ -18,57 +18,6 @@
 #include "layout_matrix.h"
 
 #include <string.h>
-
-/*
- * How a layout holds its values: as bits at positions derived from their
- * hashes, or as the list of the hashes themselves.  It decides the shape
- * rules a layout shares with others and the rules two filters combine by.
- */
-typedef enum Holding
-{
-	HOLDS_BITS,
-	HOLDS_HASHES,
-	NUM_HOLDINGS
-} Holding;
-
-/* What a layout does, one row of the table per layout byte. */
-typedef struct LayoutOps
-{
-	const char *name;
-	Holding		holds;
-	bool		has_rows;		/* uses the shape's rows and locators */
-	bool		folds;			/* bf_fold applies: runs of bits OR onto one */
-	/* shapes: sizing for a capacity and rate (NULL: sized by its values) */
-	bool		(*shape_for) (double capacity, double fpp, BloomShape *shape, char *errbuf);
-	bool		(*shape_check) (const BloomShape *shape, char *errbuf); /* its own rules */
-	void		(*describe) (const BloomShape *shape, char *buf, size_t len);
-	/* a value by its derived words (h from bf_hash_derive); insert counts it */
-	bool		(*insert) (BloomFilter *f, BloomHash h);
-	bool		(*query) (const BloomFilter *f, BloomHash h);
-	void		(*prefetch) (const BloomFilter *f, BloomHash h);
-	void		(*insert_batch) (BloomFilter *f, const BloomHash *h, int n);
-	/* a value by its hash */
-	bool		(*contains_value) (const BloomFilter *f, uint64_t value_hash);
-	int			(*probe_batch) (const BloomFilter *f, const uint64_t *hashes, int n,
-								bool *found);
-	void		(*collect) (BfBuilder *b, uint64_t value_hash);
-	bool		(*is_empty) (const BloomFilter *f);
-	/*
-	 * set operations: the layout's own rule for a pair it is in (a and b in
-	 * the caller's order), and what it derives from the bits, brought up to
-	 * date after they were ORed or ANDed
-	 */
-	bool		(*combinable) (const BloomFilter *a, const BloomFilter *b, char *errbuf);
-	void		(*after_union) (BloomFilter *dst, const BloomFilter *src);
-	void		(*after_intersect) (BloomFilter *dst);
-	/* statistics */
-	uint64_t	(*bits_set) (const BloomFilter *f);
-	double		(*estimate_count) (const BloomFilter *f);
-	double		(*estimate_fpp) (const BloomFilter *f);
-} LayoutOps;
-
-/* Rows of the table: every value of the layout byte a filter may carry. */
-#define NUM_ROWS	(BLOOM_LAYOUT_EXPLICIT + 1)
 
 /* The entries of a row that filter.c writes once for several layouts. */
 static void describe_bits(const BloomShape *s, char *buf, size_t len);
@@ -102,8 +51,7 @@ static uint64_t count_bits(const BloomFilter *f);
 	.combinable = any_pair, .after_union = nothing_after_union, \
 	.after_intersect = nothing_after_intersect
 
-/* Indexed by BLOOM_LAYOUT_*: the stored layout byte. */
-static const LayoutOps layouts[NUM_ROWS] = {
+const LayoutOps bf_layout_table[BF_LAYOUT_ROWS] = {
 	[BLOOM_LAYOUT_CLASSIC] = {
 		.name = "classic", LAYOUT_ENTRIES(bf_classic), BIT_ARRAY_ENTRIES,
 		NOTHING_DERIVED, .shape_for = bf_classic_shape_for, .describe = describe_bits,
@@ -131,27 +79,20 @@ static const LayoutOps layouts[NUM_ROWS] = {
 	},
 };
 
-/* The row of a checked filter (its layout byte is in range). */
-static inline const LayoutOps *
-ops_of(const BloomFilter *f)
-{
-	return &layouts[f->layout];
-}
-
 const char *
 bf_layout_name(int layout)
 {
-	if (layout < 0 || layout >= NUM_ROWS)
+	if (layout < 0 || layout >= BF_LAYOUT_ROWS)
 		return "unknown";
-	return layouts[layout].name;
+	return bf_layout_table[layout].name;
 }
 
 /* Only the layouts a filter can be sized in: "explicit" is not one. */
 int
 bf_layout_from_name(const char *name)
 {
-	for (int i = 0; i < NUM_ROWS; i++)
-		if (layouts[i].shape_for != NULL && strcmp(name, layouts[i].name) == 0)
+	for (int i = 0; i < BF_LAYOUT_ROWS; i++)
+		if (bf_layout_table[i].shape_for != NULL && strcmp(name, bf_layout_table[i].name) == 0)
 			return i;
 	return -1;
 }
@@ -201,12 +142,12 @@ bf_shape_check(const BloomShape *s, char *errbuf)
 {
 	const LayoutOps *ops;
 
-	if (s->layout >= NUM_ROWS)
+	if (s->layout >= BF_LAYOUT_ROWS)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "unknown layout %u", (unsigned) s->layout);
 		return false;
 	}
-	ops = &layouts[s->layout];
+	ops = &bf_layout_table[s->layout];
 	if (!shared_shape_rules[ops->holds](s, errbuf) || !ops->shape_check(s, errbuf))
 		return false;
 	if (!ops->has_rows && (s->rows != 0 || s->locators != 0))
@@ -233,14 +174,14 @@ bf_shape_for(double capacity, double fpp, int layout, BloomShape *s, char *errbu
 				 "false-positive probability must be between 0 and 1 (exclusive), not %g", fpp);
 		return false;
 	}
-	if (layout < 0 || layout >= NUM_ROWS || layouts[layout].shape_for == NULL)
+	if (layout < 0 || layout >= BF_LAYOUT_ROWS || bf_layout_table[layout].shape_for == NULL)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "layout \"%s\" cannot be sized from a capacity by this version",
 				 bf_layout_name(layout));
 		return false;
 	}
-	return layouts[layout].shape_for(capacity, fpp, s, errbuf);
+	return bf_layout_table[layout].shape_for(capacity, fpp, s, errbuf);
 }
 
 bool
@@ -332,10 +273,10 @@ bf_get_shape(const BloomFilter *f, BloomShape *s)
 void
 bf_shape_describe(const BloomShape *s, char *buf, size_t len)
 {
-	if (s->layout >= NUM_ROWS)
+	if (s->layout >= BF_LAYOUT_ROWS)
 		describe_bits(s, buf, len);		/* "unknown, ..." */
 	else
-		layouts[s->layout].describe(s, buf, len);
+		bf_layout_table[s->layout].describe(s, buf, len);
 }
 
 static void
@@ -370,37 +311,37 @@ describe_list(const BloomShape *s, char *buf, size_t len)
 bool
 bf_insert(BloomFilter *f, BloomHash h)
 {
-	return ops_of(f)->insert(f, h);
+	return bf_layout_ops(f)->insert(f, h);
 }
 
 bool
 bf_query(const BloomFilter *f, BloomHash h)
 {
-	return ops_of(f)->query(f, h);
+	return bf_layout_ops(f)->query(f, h);
 }
 
 void
 bf_prefetch(const BloomFilter *f, BloomHash h)
 {
-	ops_of(f)->prefetch(f, h);
+	bf_layout_ops(f)->prefetch(f, h);
 }
 
 bool
 bf_contains_value(const BloomFilter *f, uint64_t value_hash)
 {
-	return ops_of(f)->contains_value(f, value_hash);
+	return bf_layout_ops(f)->contains_value(f, value_hash);
 }
 
 int
 bf_probe_batch(const BloomFilter *f, const uint64_t *hashes, int n, bool *found)
 {
-	return ops_of(f)->probe_batch(f, hashes, n, found);
+	return bf_layout_ops(f)->probe_batch(f, hashes, n, found);
 }
 
 bool
 bf_is_empty(const BloomFilter *f)
 {
-	return ops_of(f)->is_empty(f);
+	return bf_layout_ops(f)->is_empty(f);
 }
 
 /*
@@ -416,7 +357,7 @@ bf_is_empty(const BloomFilter *f)
 static int
 probe_bits_batch(const BloomFilter *f, const uint64_t *hashes, int n, bool *found)
 {
-	const LayoutOps *ops = ops_of(f);
+	const LayoutOps *ops = bf_layout_ops(f);
 	BloomHash	h[BF_PROBE_BATCH];
 	int			nfound = 0;
 
@@ -470,7 +411,7 @@ bf_builder_start(BfBuilder *b, BloomFilter *f)
 void
 bf_builder_add(BfBuilder *b, uint64_t value_hash)
 {
-	ops_of(b->f)->collect(b, value_hash);
+	bf_layout_ops(b->f)->collect(b, value_hash);
 }
 
 void
@@ -503,7 +444,7 @@ bf_inserter_init(BfInserter *ins)
 void
 bf_inserter_flush(BfInserter *ins, BloomFilter *f)
 {
-	ops_of(f)->insert_batch(f, ins->pending, ins->npending);
+	bf_layout_ops(f)->insert_batch(f, ins->pending, ins->npending);
 	bf_inserter_init(ins);
 }
 
@@ -511,7 +452,7 @@ bf_inserter_flush(BfInserter *ins, BloomFilter *f)
 static void
 insert_each(BloomFilter *f, const BloomHash *h, int n)
 {
-	const LayoutOps *ops = ops_of(f);
+	const LayoutOps *ops = bf_layout_ops(f);
 
 	for (int i = 0; i < n; i++)
 		ops->prefetch(f, h[i]);
@@ -560,16 +501,8 @@ insert_classic_batch(BloomFilter *f, const BloomHash *h, int n)
 }
 
 /* ---------------------------------------------------------------------
- * Set operations
+ * What a layout adds to the set operations (setops.c), when it adds nothing
  * --------------------------------------------------------------------- */
-
-static bool
-shapes_equal(const BloomShape *a, const BloomShape *b)
-{
-	return a->layout == b->layout && a->nbits == b->nbits &&
-		a->nhashes == b->nhashes && a->seed == b->seed &&
-		a->rows == b->rows && a->locators == b->locators;
-}
 
 static bool
 any_pair(const BloomFilter *a, const BloomFilter *b, char *errbuf)
@@ -593,522 +526,6 @@ nothing_after_intersect(BloomFilter *dst)
 	(void) dst;
 }
 
-/*
- * True if the layouts of a and b both take the pair (the matrix: one tie
- * rule); else false with the message of the first that does not.
- */
-static bool
-layouts_combinable(const BloomFilter *a, const BloomFilter *b, char *errbuf)
-{
-	return ops_of(a)->combinable(a, b, errbuf) && ops_of(b)->combinable(a, b, errbuf);
-}
-
-/*
- * Two bit arrays that OR and AND: one hash scheme, the rules of both
- * layouts, and equal shapes or foldable sizes.
- */
-static bool
-bits_combine(const BloomFilter *a, const BloomFilter *b)
-{
-	char		why_not[BLOOM_ERRBUF_SIZE];
-	BloomShape	sa,
-				sb;
-
-	if (a->hash_scheme != b->hash_scheme || !layouts_combinable(a, b, why_not))
-		return false;
-	bf_get_shape(a, &sa);
-	bf_get_shape(b, &sb);
-	return shapes_equal(&sa, &sb) || bf_foldable(a, b);
-}
-
-/* An empty data-sized filter: the identity of union whatever its size. */
-static bool
-empty_datasized(const BloomFilter *f)
-{
-	return bf_is_datasized(f) && bf_is_empty(f);
-}
-
-/*
- * Both data-sized, of one seed: then a list (value hashes, not positions)
- * or an empty filter (it holds nothing) combines with the other whatever
- * their sizes and position schemes, as long as their value hashes agree
- * (same_value_hashes).
- */
-static bool
-datasized_pair(const BloomFilter *a, const BloomFilter *b)
-{
-	return bf_is_datasized(a) && bf_is_datasized(b) && a->seed == b->seed;
-}
-
-/*
- * Filters whose value hashes agree: both of schemes 1 and 2 (the type's
- * extended hash), or both of scheme 3 (the wide hash), so that the lists
- * and bits of one mean the same values in the other.  Empty filters too,
- * so that a set operation never depends on whether an operand happens to
- * be empty (nor an aggregate on the order of its rows).
- */
-static bool
-same_value_hashes(const BloomFilter *a, const BloomFilter *b)
-{
-	return bf_scheme_wide(a->hash_scheme) == bf_scheme_wide(b->hash_scheme);
-}
-
-/* The message of two shapes that do not combine, naming both; false. */
-static bool
-shape_error(const BloomFilter *a, const BloomFilter *b, char *errbuf)
-{
-	BloomShape	sa,
-				sb;
-	char		da[160],
-				db[160];
-
-	bf_get_shape(a, &sa);
-	bf_get_shape(b, &sb);
-	bf_shape_describe(&sa, da, sizeof(da));
-	bf_shape_describe(&sb, db, sizeof(db));
-	snprintf(errbuf, BLOOM_ERRBUF_SIZE,
-			 "first filter is (%s), second is (%s)", da, db);
-	return false;
-}
-
-/*
- * Two bit arrays combine as bits_combine says, or when both are data-sized
- * of one seed and one of them is empty; else the message names the first
- * obstacle: the hash schemes, a layout's own rule, or the shapes.
- */
-static bool
-bits_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
-{
-	if (bits_combine(a, b) ||
-		(datasized_pair(a, b) && (bf_is_empty(a) || bf_is_empty(b))))
-		return true;
-	if (a->hash_scheme != b->hash_scheme)
-	{
-		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
-				 "first filter uses hash scheme %u, second hash scheme %u: the same value has different positions under each",
-				 (unsigned) a->hash_scheme, (unsigned) b->hash_scheme);
-		return false;
-	}
-	if (!layouts_combinable(a, b, errbuf))
-		return false;
-	return shape_error(a, b, errbuf);
-}
-
-/* A list and another filter: both data-sized, of one seed. */
-static bool
-list_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
-{
-	return datasized_pair(a, b) || shape_error(a, b, errbuf);
-}
-
-/*
- * Of two empty filters that do not fold, the result of either operation:
- * the smaller, then by the other shape fields, so that a | b and b | a
- * give the same filter.
- */
-static bool
-prefer_b_of_empties(const BloomFilter *a, const BloomFilter *b)
-{
-	const uint64_t ka[] = {a->nbits, a->layout, a->nhashes, a->hash_scheme, a->rows, a->locators};
-	const uint64_t kb[] = {b->nbits, b->layout, b->nhashes, b->hash_scheme, b->rows, b->locators};
-
-	for (size_t i = 0; i < sizeof(ka) / sizeof(ka[0]); i++)
-		if (ka[i] != kb[i])
-			return kb[i] < ka[i];
-	return false;
-}
-
-/* Two bit arrays: OR / AND onto the smaller, or an empty one's identity. */
-static bool
-plan_bits(const BloomFilter *a, const BloomFilter *b, BfSetop *op, char *errbuf)
-{
-	bool		za = empty_datasized(a),
-				zb = empty_datasized(b);
-
-	(void) errbuf;
-	if (!op->intersect && za != zb)
-	{
-		op->kind = BF_SETOP_IDENTITY;
-		op->base_is_b = za;
-	}
-	else if (bits_combine(a, b))
-	{
-		op->kind = BF_SETOP_BITS;
-		op->base_is_b = b->nbits < a->nbits;
-	}
-	else
-	{
-		/* sizes that do not fold, compatible because one is empty */
-		op->kind = BF_SETOP_IDENTITY;
-		op->base_is_b = za && zb ? prefer_b_of_empties(a, b) : zb;
-	}
-	return true;
-}
-
-/* list & other: the listed hashes other may hold, a list itself. */
-static void
-plan_filtered_list(const BloomFilter *list, const BloomFilter *other, bool list_is_b,
-				   BfSetop *op)
-{
-	op->kind = BF_SETOP_FILTER_LIST;
-	op->base_is_b = list_is_b;
-	for (uint64_t i = 0; i < bf_explicit_count(list); i++)
-		op->count += bf_contains_value(other, list->words[i]);
-	bf_explicit_shape(op->count, list->seed, &op->shape);
-}
-
-/* A list and a bit array, the list a or (list_is_b) b. */
-static void
-plan_list_and_bits(const BloomFilter *list, const BloomFilter *bits, bool list_is_b,
-				   BfSetop *op)
-{
-	bool		keep_list;
-
-	if (op->intersect)
-	{
-		plan_filtered_list(list, bits, list_is_b, op);
-		return;
-	}
-	/* an empty bit array is the identity: the list stays a list */
-	keep_list = bf_is_empty(bits);
-	op->kind = keep_list ? BF_SETOP_IDENTITY : BF_SETOP_LIST_INTO_BITS;
-	op->base_is_b = keep_list == list_is_b;
-}
-
-static bool
-plan_list_bits(const BloomFilter *a, const BloomFilter *b, BfSetop *op, char *errbuf)
-{
-	(void) errbuf;
-	plan_list_and_bits(a, b, false, op);
-	return true;
-}
-
-static bool
-plan_bits_list(const BloomFilter *a, const BloomFilter *b, BfSetop *op, char *errbuf)
-{
-	(void) errbuf;
-	plan_list_and_bits(b, a, true, op);
-	return true;
-}
-
-/* Two lists.  False only when the merged list is too large to size. */
-static bool
-plan_lists(const BloomFilter *a, const BloomFilter *b, BfSetop *op, char *errbuf)
-{
-	if (op->intersect)
-	{
-		plan_filtered_list(a, b, false, op);
-		return true;
-	}
-	op->kind = BF_SETOP_MERGE_LISTS;
-	op->count = bf_explicit_merge(a->words, bf_explicit_count(a),
-								  b->words, bf_explicit_count(b), NULL);
-	return bf_shape_collected((double) op->count, a->seed, &op->shape, errbuf);
-}
-
-/* The rules of a pair of filters, by how each holds its values. */
-typedef struct PairRules
-{
-	/* true if a and b combine (their value hashes agree), else why not */
-	bool		(*compatible) (const BloomFilter *a, const BloomFilter *b, char *errbuf);
-	/* the plan of a compatible pair: op zeroed, op->intersect set */
-	bool		(*plan) (const BloomFilter *a, const BloomFilter *b, BfSetop *op,
-						 char *errbuf);
-} PairRules;
-
-static const PairRules pair_rules[NUM_HOLDINGS][NUM_HOLDINGS] = {
-	[HOLDS_BITS][HOLDS_BITS] = {bits_compatible, plan_bits},
-	[HOLDS_BITS][HOLDS_HASHES] = {list_compatible, plan_bits_list},
-	[HOLDS_HASHES][HOLDS_BITS] = {list_compatible, plan_list_bits},
-	[HOLDS_HASHES][HOLDS_HASHES] = {list_compatible, plan_lists},
-};
-
-static const PairRules *
-rules_of(const BloomFilter *a, const BloomFilter *b)
-{
-	return &pair_rules[ops_of(a)->holds][ops_of(b)->holds];
-}
-
-bool
-bf_compatible(const BloomFilter *a, const BloomFilter *b, char *errbuf)
-{
-	if (!same_value_hashes(a, b))
-	{
-		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
-				 "first filter uses hash scheme %u, second hash scheme %u: some values have different hashes under each",
-				 (unsigned) a->hash_scheme, (unsigned) b->hash_scheme);
-		return false;
-	}
-	return rules_of(a, b)->compatible(a, b, errbuf);
-}
-
-bool
-bf_setop_plan(const BloomFilter *a, const BloomFilter *b, bool intersect,
-			  BfSetop *op, char *errbuf)
-{
-	if (!bf_compatible(a, b, errbuf))
-		return false;
-	memset(op, 0, sizeof(*op));
-	op->intersect = intersect;
-	if (!rules_of(a, b)->plan(a, b, op, errbuf))
-		return false;
-	/* the result of the other kinds is its base's shape */
-	if (op->kind != BF_SETOP_MERGE_LISTS && op->kind != BF_SETOP_FILTER_LIST)
-		bf_get_shape(op->base_is_b ? b : a, &op->shape);
-	op->bytes = bf_shape_bytes(&op->shape);
-	return true;
-}
-
-bool
-bf_setop_in_place(const BfSetop *op)
-{
-	return !op->base_is_b &&
-		(op->kind == BF_SETOP_BITS || op->kind == BF_SETOP_IDENTITY ||
-		 op->kind == BF_SETOP_LIST_INTO_BITS);
-}
-
-/* dst = src (header, words, matrix counters), the length word left alone. */
-static void
-copy_filter(BloomFilter *dst, const BloomFilter *src)
-{
-	size_t		head = offsetof(BloomFilter, version);
-
-	if (dst != src)
-		memcpy((char *) dst + head, (const char *) src + head,
-			   (size_t) bf_filter_bytes(src) - head);
-}
-
-/* The insert count of a result built from a and b. */
-static uint64_t
-combined_inserted(const BloomFilter *a, const BloomFilter *b, bool intersect)
-{
-	if (intersect)
-		return a->inserted < b->inserted ? a->inserted : b->inserted;
-	return bf_add_saturating(a->inserted, b->inserted);
-}
-
-/*
- * The scheme of a new filter holding the hashes of two lists (of one kind
- * of value hash): the newest that hashes values as they do.  Lists of
- * schemes 1 and 2 hold the same hashes, and what they become is scheme 2
- * as before.
- */
-static uint8_t
-merged_scheme(const BloomFilter *a)
-{
-	return bf_scheme_for_values_of(a->hash_scheme);
-}
-
-void
-bf_setop_build(BloomFilter *dst, const BloomFilter *a, const BloomFilter *b,
-			   const BfSetop *op)
-{
-	const BloomFilter *base = op->base_is_b ? b : a;
-	const BloomFilter *other = op->base_is_b ? a : b;
-	/* taken first: dst may be a, and inserting counts */
-	uint64_t	inserted = combined_inserted(a, b, op->intersect);
-	uint8_t		flags = a->flags & b->flags;
-	uint64_t	count = 0;
-	BfBuilder	builder;
-	BfListMerge merge;
-	uint64_t	h;
-
-	switch (op->kind)
-	{
-		case BF_SETOP_BITS:
-			copy_filter(dst, base);
-			if (op->intersect)
-				bf_intersect_into(dst, other);
-			else
-				bf_union_into(dst, other);
-			return;
-		case BF_SETOP_IDENTITY:
-			copy_filter(dst, base);
-			/* as bf_intersect_into: an intersection met no full rows of its own */
-			if (op->intersect)
-				ops_of(dst)->after_intersect(dst);
-			break;
-		case BF_SETOP_LIST_INTO_BITS:
-			copy_filter(dst, base);
-			bf_builder_start(&builder, dst);
-			for (uint64_t i = 0; i < bf_explicit_count(other); i++)
-				bf_builder_add(&builder, other->words[i]);
-			bf_builder_finish(&builder);
-			break;
-		case BF_SETOP_MERGE_LISTS:
-			bf_init(dst, &op->shape);
-			dst->hash_scheme = merged_scheme(a);
-			bf_builder_start(&builder, dst);
-			merge = bf_list_merge_start(a->words, bf_explicit_count(a),
-										b->words, bf_explicit_count(b));
-			while (bf_list_merge_next(&merge, &h))
-				bf_builder_add(&builder, h);
-			bf_builder_finish(&builder);
-			break;
-		case BF_SETOP_FILTER_LIST:
-			bf_init(dst, &op->shape);
-			dst->hash_scheme = merged_scheme(base);
-			for (uint64_t i = 0; i < bf_explicit_count(base) && count < op->count; i++)
-				if (bf_contains_value(other, base->words[i]))
-					dst->words[count++] = base->words[i];
-			break;
-	}
-	dst->inserted = inserted;
-	dst->flags = flags;
-}
-
-/*
- * Gathers bits 0, 2, 4, ..., 62 of x into the low 32 bits (the classic
- * "compress" by masks and shifts, one halving step at a time).
- */
-static inline uint64_t
-compress_even_bits(uint64_t x)
-{
-	x &= UINT64_C(0x5555555555555555);
-	x = (x | (x >> 1)) & UINT64_C(0x3333333333333333);
-	x = (x | (x >> 2)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
-	x = (x | (x >> 4)) & UINT64_C(0x00ff00ff00ff00ff);
-	x = (x | (x >> 8)) & UINT64_C(0x0000ffff0000ffff);
-	x = (x | (x >> 16)) & UINT64_C(0x00000000ffffffff);
-	return x;
-}
-
-/* OR of each run of f bits of w (f a power of two <= 64), 64/f bits. */
-static inline uint64_t
-fold_bits_of_word(uint64_t w, uint64_t f)
-{
-	for (uint64_t step = 1; step < f; step <<= 1)
-		w = compress_even_bits(w | (w >> 1));
-	return w;
-}
-
-/*
- * Word i of src folded by f (a power of two): its 64 bits come from src
- * words i*f .. i*f+f-1, each output bit the OR of f adjacent input bits.
- */
-static uint64_t
-folded_word(const uint64_t *src, uint64_t i, uint64_t f)
-{
-	const uint64_t *p = src + i * f;
-	uint64_t	out = 0;
-
-	if (f == 1)
-		return p[0];
-	if (f < 64)
-	{
-		uint64_t	per_word = 64 / f;
-
-		for (uint64_t q = 0; q < f; q++)
-			out |= fold_bits_of_word(p[q], f) << (q * per_word);
-	}
-	else
-	{
-		uint64_t	words_per_bit = f / 64;
-
-		for (unsigned b = 0; b < 64; b++)
-		{
-			uint64_t	any = 0;
-
-			for (uint64_t j = 0; j < words_per_bit; j++)
-				any |= p[b * words_per_bit + j];
-			out |= (uint64_t) (any != 0) << b;
-		}
-	}
-	return out;
-}
-
-static inline bool
-is_power_of_two(uint64_t x)
-{
-	return x != 0 && (x & (x - 1)) == 0;
-}
-
-bool
-bf_foldable(const BloomFilter *a, const BloomFilter *b)
-{
-	return (a->flags & b->flags & BLOOM_FLAG_AUTOSIZED) != 0 &&
-		a->layout == b->layout && ops_of(a)->folds &&
-		a->hash_scheme == b->hash_scheme &&
-		a->nhashes == b->nhashes && a->seed == b->seed &&
-		a->rows == 0 && b->rows == 0 && a->locators == 0 && b->locators == 0 &&
-		a->nbits % 64 == 0 && b->nbits % 64 == 0 &&
-		is_power_of_two(a->nbits / 64) && is_power_of_two(b->nbits / 64);
-}
-
-void
-bf_fold(const BloomFilter *src, BloomFilter *dst)
-{
-	uint64_t	n = bf_nwords(dst);
-	uint64_t	f = bf_nwords(src) / n;
-
-	for (uint64_t i = 0; i < n; i++)
-		dst->words[i] = folded_word(src->words, i, f);
-	dst->hash_scheme = src->hash_scheme;
-	dst->inserted = src->inserted;
-	dst->flags = src->flags;
-}
-
-void
-bf_union_into(BloomFilter *dst, const BloomFilter *src)
-{
-	uint64_t	n = bf_nwords(dst);
-
-	if (src->nbits == dst->nbits)
-	{
-		for (uint64_t i = 0; i < n; i++)
-			dst->words[i] |= src->words[i];
-	}
-	else
-	{
-		uint64_t	f = bf_nwords(src) / n;
-
-		for (uint64_t i = 0; i < n; i++)
-			dst->words[i] |= folded_word(src->words, i, f);
-	}
-	dst->inserted = bf_add_saturating(dst->inserted, src->inserted);
-	dst->flags &= src->flags;
-	ops_of(dst)->after_union(dst, src);
-}
-
-void
-bf_intersect_into(BloomFilter *dst, const BloomFilter *src)
-{
-	uint64_t	n = bf_nwords(dst);
-
-	if (src->nbits == dst->nbits)
-	{
-		for (uint64_t i = 0; i < n; i++)
-			dst->words[i] &= src->words[i];
-	}
-	else
-	{
-		uint64_t	f = bf_nwords(src) / n;
-
-		for (uint64_t i = 0; i < n; i++)
-			dst->words[i] &= folded_word(src->words, i, f);
-	}
-	/* at most the smaller of the two sets survives */
-	if (src->inserted < dst->inserted)
-		dst->inserted = src->inserted;
-	dst->flags &= src->flags;
-	ops_of(dst)->after_intersect(dst);
-}
-
-bool
-bf_equal(const BloomFilter *a, const BloomFilter *b)
-{
-	BloomShape	sa,
-				sb;
-	char		why_not[BLOOM_ERRBUF_SIZE];
-
-	bf_get_shape(a, &sa);
-	bf_get_shape(b, &sb);
-	if (!shapes_equal(&sa, &sb) || a->hash_scheme != b->hash_scheme)
-		return false;
-	if (!layouts_combinable(a, b, why_not))
-		return false;
-	return memcmp(a->words, b->words, 8 * bf_nwords(a)) == 0;
-}
 
 /* ---------------------------------------------------------------------
  * Statistics
@@ -1123,17 +540,17 @@ count_bits(const BloomFilter *f)
 uint64_t
 bf_bits_set(const BloomFilter *f)
 {
-	return ops_of(f)->bits_set(f);
+	return bf_layout_ops(f)->bits_set(f);
 }
 
 double
 bf_estimate_count(const BloomFilter *f)
 {
-	return ops_of(f)->estimate_count(f);
+	return bf_layout_ops(f)->estimate_count(f);
 }
 
 double
 bf_estimate_fpp(const BloomFilter *f)
 {
-	return ops_of(f)->estimate_fpp(f);
+	return bf_layout_ops(f)->estimate_fpp(f);
 }

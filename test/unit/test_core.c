@@ -1,9 +1,9 @@
 /*
  * test_core.c
- *	  Unit tests of the plain-C Bloom filter (src/core/filter.c and the
- *	  classic layout): sizing, positions, set operations, the prefetching
- *	  inserter, the binary and text formats and their validation.  Run with
- *	  `make unit`.
+ *	  Unit tests of the plain-C Bloom filter (src/core/filter.c, setops.c
+ *	  and the classic layout): sizing, positions, set operations, the
+ *	  prefetching inserter, the binary and text formats, their byte order
+ *	  and their validation.  Run with `make unit`.
  */
 #include "unit.h"
 
