@@ -3,16 +3,16 @@
  *	  The leaf of the plain-C core: the BloomFilter struct and its shape,
  *	  the constants and limits of the stored format, and the small inline
  *	  helpers every layer shares (mixing a hash, mapping it onto a range,
- *	  bit access, popcount, little-endian fields, the optimal classic size).
- *	  It includes no other file of the project.
+ *	  bit access, popcount, the optimal classic size).  It includes no other
+ *	  file of the project.
  *
  *	  Include it directly from a layout (layout_*.c) or from code that needs
  *	  only the types; everything else gets it through core/filter.h.
  *
  *	  The in-memory struct starts with a 4-byte length word owned by the host
  *	  (PostgreSQL's varlena header).  The serialized ("binary") format is the
- *	  struct without that word, little-endian: see core/wire.h and
- *	  doc/format.md.
+ *	  struct without that word, little-endian: see core/wire.h (its byte
+ *	  order: core/little_endian.h) and doc/format.md.
  */
 #ifndef BF_BASE_H
 #define BF_BASE_H
@@ -34,8 +34,9 @@
 
 /*
  * Not a bit array: a small data-sized filter kept as the sorted list of its
- * values' hashes (layout_explicit.h).  It has no positions, so it is not in
- * the table of bit-array layouts that filter.c dispatches on.
+ * values' hashes (layout_explicit.h).  It has no positions and is not sized
+ * from a capacity, so it is not counted among the layouts above; filter.c's
+ * table has a row for it all the same, after theirs.
  */
 #define BLOOM_LAYOUT_EXPLICIT	3
 
@@ -220,22 +221,44 @@ bf_add_saturating(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+/* Counts one value added to f (every layout's insert does, at its end). */
+static inline void
+bf_count_insert(BloomFilter *f)
+{
+	if (f->inserted < UINT64_MAX)
+		f->inserted++;
+}
+
 /* ---- hashing: both finalizers are part of the stored format ---- */
 
 /*
- * The splitmix64 / MurmurHash3 64-bit finalizer, a bijection with full
- * avalanche: derives the double-hashing words (bf_hash_derive) and the
- * matrix layout's candidate rows.
+ * The finalizer of splitmix64 and MurmurHash3 with its constants as
+ * arguments: xor-shift, multiply, xor-shift, multiply, xor-shift.  With
+ * odd multipliers it is a bijection; the two sets of constants below give
+ * full avalanche.
+ */
+static inline uint64_t
+bf_xorshift_multiply(uint64_t x, unsigned s1, uint64_t m1, unsigned s2, uint64_t m2,
+					 unsigned s3)
+{
+	x ^= x >> s1;
+	x *= m1;
+	x ^= x >> s2;
+	x *= m2;
+	x ^= x >> s3;
+	return x;
+}
+
+/*
+ * The splitmix64 / MurmurHash3 64-bit finalizer: derives the
+ * double-hashing words (bf_hash_derive) and the matrix layout's candidate
+ * rows.
  */
 static inline uint64_t
 bf_mix64(uint64_t x)
 {
-	x ^= x >> 30;
-	x *= UINT64_C(0xbf58476d1ce4e5b9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94d049bb133111eb);
-	x ^= x >> 31;
-	return x;
+	return bf_xorshift_multiply(x, 30, UINT64_C(0xbf58476d1ce4e5b9),
+								27, UINT64_C(0x94d049bb133111eb), 31);
 }
 
 /*
@@ -246,12 +269,8 @@ bf_mix64(uint64_t x)
 static inline uint64_t
 bf_mix64_inblock(uint64_t x)
 {
-	x ^= x >> 31;
-	x *= UINT64_C(0x7fb5d329728ea185);
-	x ^= x >> 27;
-	x *= UINT64_C(0x81dadef4bc2dd44d);
-	x ^= x >> 33;
-	return x;
+	return bf_xorshift_multiply(x, 31, UINT64_C(0x7fb5d329728ea185),
+								27, UINT64_C(0x81dadef4bc2dd44d), 33);
 }
 
 /*
@@ -512,42 +531,6 @@ bf_popcount_range(const uint64_t *words, uint64_t from, uint64_t len)
 	return bf_popcount64(bf_word_slice(words[w], from & 63, 64)) +
 		bf_popcount_words(words + w + 1, last - w - 1) +
 		bf_popcount64(bf_word_slice(words[last], 0, end_bit));
-}
-
-/* ---- little-endian fields of the binary formats ---- */
-
-static inline void
-bf_put_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t) (v >> (8 * i));
-}
-
-static inline void
-bf_put_le64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t) (v >> (8 * i));
-}
-
-static inline uint32_t
-bf_get_le32(const uint8_t *p)
-{
-	uint32_t	v = 0;
-
-	for (int i = 3; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
-
-static inline uint64_t
-bf_get_le64(const uint8_t *p)
-{
-	uint64_t	v = 0;
-
-	for (int i = 7; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
 }
 
 /* ---- the optimal classic filter, where every layout's sizing starts ---- */

@@ -6,8 +6,9 @@
  *	  and fuzzed on its own; src/bloom*.c is the SQL glue.
  *
  *	  This is the header to include for working with filters in memory.  It
- *	  dispatches on f->layout to one of layout_classic.h, layout_blocked.h or
- *	  layout_matrix.h (include those only for a layout's own helpers); the
+ *	  dispatches on f->layout, through one table, to one of layout_classic.h,
+ *	  layout_blocked.h, layout_matrix.h or the explicit list of
+ *	  layout_explicit.h (include those only for a layout's own helpers); the
  *	  binary format is core/wire.h, the multi-attribute filter
  *	  core/multibloom.h.
  *

@@ -5,6 +5,8 @@
  */
 #include "hash_records.h"
 
+#include "little_endian.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -284,43 +286,7 @@ bf_pack_bound(uint64_t n, int width)
 void
 bf_pack_init(BfPackWriter *w, int width, uint64_t *block, uint8_t *out, size_t cap)
 {
-	memset(w, 0, sizeof(*w));
-	w->width = width;
-	w->block = block;
-	w->out = out;
-	w->cap = cap;
-}
-
-/*
- * Bytes in the order of the packed form (least significant first), whatever
- * the host's byte order.
- */
-static inline void
-store_le64(uint8_t *p, uint64_t v)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	memcpy(p, &v, 8);
-#else
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t) (v >> (8 * i));
-#endif
-}
-
-static inline uint64_t
-load_le64(const uint8_t *p)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	uint64_t	v;
-
-	memcpy(&v, p, 8);
-	return v;
-#else
-	uint64_t	v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v |= (uint64_t) p[i] << (8 * i);
-	return v;
-#endif
+	*w = (BfPackWriter) {.out = out, .cap = cap, .width = width, .block = block};
 }
 
 /* Writes the whole bytes of the pending bits. */
@@ -330,7 +296,7 @@ flush_bytes(BfPackWriter *w)
 	int			nbytes = w->nacc >> 3;
 
 	if (w->len + 8 <= w->cap)
-		store_le64(w->out + w->len, w->acc);	/* beyond nbytes: rewritten later */
+		bf_put_le64(w->out + w->len, w->acc);	/* beyond nbytes: rewritten later */
 	else if (w->len + nbytes <= w->cap)
 	{
 		for (int i = 0; i < nbytes; i++)
@@ -444,11 +410,7 @@ bf_pack_finish(BfPackWriter *w)
 void
 bf_unpack_init(BfPackReader *r, const uint8_t *in, size_t len, int width, uint64_t count)
 {
-	memset(r, 0, sizeof(*r));
-	r->in = in;
-	r->len = len;
-	r->width = width;
-	r->remaining = count;
+	*r = (BfPackReader) {.in = in, .len = len, .width = width, .remaining = count};
 }
 
 /* Reads whole bytes until at least 57 bits wait, or the input ends. */
@@ -460,7 +422,7 @@ refill(BfPackReader *r)
 		int			take = (64 - r->nacc) >> 3;
 
 		/* only the bytes taken: the bits above nacc stay zero */
-		r->acc |= low_bits(load_le64(r->in + r->pos), 8 * take) << r->nacc;
+		r->acc |= low_bits(bf_get_le64(r->in + r->pos), 8 * take) << r->nacc;
 		r->pos += take;
 		r->nacc += 8 * take;
 		return;

@@ -9,7 +9,8 @@
  *	  unit-tested on their own (test/unit/test_hash_collector.c).
  *
  *	  Include this to sort, deduplicate or merge such records; it depends on
- *	  no other file of the core.
+ *	  no other file of the core (hash_records.c takes the byte order of the
+ *	  packed form from core/little_endian.h).
  */
 #ifndef BF_HASH_RECORDS_H
 #define BF_HASH_RECORDS_H

@@ -126,13 +126,22 @@ walk_positions(uint64_t *block, BloomHash h, uint32_t k, uint8_t scheme, bool in
 bool
 bf_blocked_insert(BloomFilter *f, BloomHash h)
 {
-	return walk_positions(value_block(f, h), h, f->nhashes, f->hash_scheme, true);
+	bool		changed = walk_positions(value_block(f, h), h, f->nhashes, f->hash_scheme, true);
+
+	bf_count_insert(f);
+	return changed;
 }
 
 bool
 bf_blocked_query(const BloomFilter *f, BloomHash h)
 {
 	return walk_positions(value_block(f, h), h, f->nhashes, f->hash_scheme, false);
+}
+
+bool
+bf_blocked_contains_value(const BloomFilter *f, uint64_t value_hash)
+{
+	return bf_blocked_query(f, bf_hash_derive(value_hash));
 }
 
 void

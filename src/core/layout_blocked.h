@@ -50,11 +50,14 @@ extern bool bf_blocked_shape_for(double capacity, double fpp, BloomShape *shape,
 /* Rule of this layout: the number of bits is a whole number of blocks. */
 extern bool bf_blocked_shape_check(const BloomShape *shape, char *errbuf);
 
-/* Adds a value; true if any bit changed.  The caller counts the insert. */
+/* Adds a value and counts it; true if any bit changed. */
 extern bool bf_blocked_insert(BloomFilter *f, BloomHash h);
 
 /* True if every bit of the value is set. */
 extern bool bf_blocked_query(const BloomFilter *f, BloomHash h);
+
+/* The same, from the value's hash (bf_hash_derive, then the query). */
+extern bool bf_blocked_contains_value(const BloomFilter *f, uint64_t value_hash);
 
 /* Starts loading the value's block (all its k bits). */
 extern void bf_blocked_prefetch(const BloomFilter *f, BloomHash h);

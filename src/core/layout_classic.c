@@ -108,6 +108,7 @@ bf_classic_insert(BloomFilter *f, BloomHash h)
 
 	for (uint32_t i = 0; i < f->nhashes; i++)
 		changed |= bf_set_bit(f->words, bf_probe_next(&p, f->nbits));
+	bf_count_insert(f);
 	return changed;
 }
 
@@ -120,6 +121,12 @@ bf_classic_query(const BloomFilter *f, BloomHash h)
 		if (!bf_test_bit(f->words, bf_probe_next(&p, f->nbits)))
 			return false;
 	return true;
+}
+
+bool
+bf_classic_contains_value(const BloomFilter *f, uint64_t value_hash)
+{
+	return bf_classic_query(f, bf_hash_derive(value_hash));
 }
 
 void

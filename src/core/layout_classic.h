@@ -36,11 +36,14 @@ extern bool bf_classic_shape_for(double capacity, double fpp, BloomShape *shape,
  */
 extern bool bf_classic_shape_check(const BloomShape *shape, char *errbuf);
 
-/* Adds a value; true if any bit changed.  The caller counts the insert. */
+/* Adds a value and counts it; true if any bit changed. */
 extern bool bf_classic_insert(BloomFilter *f, BloomHash h);
 
 /* True if all of the value's k bits are set. */
 extern bool bf_classic_query(const BloomFilter *f, BloomHash h);
+
+/* The same, from the value's hash (bf_hash_derive, then the query). */
+extern bool bf_classic_contains_value(const BloomFilter *f, uint64_t value_hash);
 
 /* Starts loading the k words a later insert or query of h touches. */
 extern void bf_classic_prefetch(const BloomFilter *f, BloomHash h);

@@ -78,7 +78,7 @@ lower_bound(const uint64_t *hashes, uint64_t n, uint64_t x)
 }
 
 bool
-bf_explicit_contains(const BloomFilter *f, uint64_t value_hash)
+bf_explicit_contains_value(const BloomFilter *f, uint64_t value_hash)
 {
 	uint64_t	n = bf_explicit_count(f);
 	uint64_t	i;
@@ -87,6 +87,49 @@ bf_explicit_contains(const BloomFilter *f, uint64_t value_hash)
 		return false;
 	i = lower_bound(f->words, n, value_hash);
 	return i < n && f->words[i] == value_hash;
+}
+
+/* A list stays in the cache: value by value, nothing to prefetch. */
+int
+bf_explicit_probe_batch(const BloomFilter *f, const uint64_t *hashes, int n, bool *found)
+{
+	int			nfound = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		found[i] = bf_explicit_contains_value(f, hashes[i]);
+		nfound += found[i];
+	}
+	return nfound;
+}
+
+bool
+bf_explicit_insert(BloomFilter *f, BloomHash h)
+{
+	(void) f;
+	(void) h;
+	return false;
+}
+
+bool
+bf_explicit_query(const BloomFilter *f, BloomHash h)
+{
+	(void) f;
+	(void) h;
+	return true;
+}
+
+void
+bf_explicit_prefetch(const BloomFilter *f, BloomHash h)
+{
+	(void) f;
+	(void) h;
+}
+
+bool
+bf_explicit_is_empty(const BloomFilter *f)
+{
+	return bf_explicit_count(f) == 0;
 }
 
 uint64_t
@@ -104,6 +147,13 @@ bf_explicit_merge(const uint64_t *a, uint64_t na, const uint64_t *b, uint64_t nb
 		n++;
 	}
 	return n;
+}
+
+uint64_t
+bf_explicit_bits_set(const BloomFilter *f)
+{
+	(void) f;
+	return 0;
 }
 
 double

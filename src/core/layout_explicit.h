@@ -20,10 +20,14 @@
  *	  32 bits in full (bf_base.h), so the header's scheme says which hashes
  *	  a list holds.
  *
- *	  Not a layout of the bit-array table in filter.c: bf_insert, bf_query
- *	  and bf_prefetch, which take derived words, do not apply.  Callers go
- *	  through filter.h's value-hash functions (bf_contains_value, the set
- *	  operations, BfBuilder); open this file for the list itself.
+ *	  A row of the layout table in filter.c (BLOOM_LAYOUT_EXPLICIT), with
+ *	  the operations every layout_*.h offers under parallel names.  Those
+ *	  that take a value's derived words (insert, query, prefetch) do not
+ *	  apply to a list of value hashes: it is left alone and never denies a
+ *	  value.  It has no sizing for a capacity (its size is its values').
+ *	  Callers go through filter.h's value-hash functions (bf_contains_value,
+ *	  bf_probe_batch, the set operations, BfBuilder); open this file for the
+ *	  list itself.
  */
 #ifndef LAYOUT_EXPLICIT_H
 #define LAYOUT_EXPLICIT_H
@@ -66,7 +70,23 @@ extern bool bf_explicit_shape_check(const BloomShape *shape, char *errbuf);
 extern bool bf_explicit_order_check(const uint64_t *hashes, uint64_t n, char *errbuf);
 
 /* True if value_hash is listed: a binary search. */
-extern bool bf_explicit_contains(const BloomFilter *f, uint64_t value_hash);
+extern bool bf_explicit_contains_value(const BloomFilter *f, uint64_t value_hash);
+
+/* found[i] = bf_explicit_contains_value(f, hashes[i]); returns how many. */
+extern int	bf_explicit_probe_batch(const BloomFilter *f, const uint64_t *hashes, int n,
+									bool *found);
+
+/*
+ * The entry points of derived words: a list takes values only through the
+ * set operations (insert: unchanged, not counted, false), cannot deny one
+ * by its derived words (query: true), and has nothing to load ahead.
+ */
+extern bool bf_explicit_insert(BloomFilter *f, BloomHash h);
+extern bool bf_explicit_query(const BloomFilter *f, BloomHash h);
+extern void bf_explicit_prefetch(const BloomFilter *f, BloomHash h);
+
+/* True if the list holds no hash. */
+extern bool bf_explicit_is_empty(const BloomFilter *f);
 
 /*
  * A cursor over the union of two ascending, distinct lists: each call of
@@ -117,6 +137,9 @@ bf_list_merge_next(BfListMerge *m, uint64_t *next)
  */
 extern uint64_t bf_explicit_merge(const uint64_t *a, uint64_t na,
 								  const uint64_t *b, uint64_t nb, uint64_t *out);
+
+/* A list sets no bit: 0. */
+extern uint64_t bf_explicit_bits_set(const BloomFilter *f);
 
 /* The values listed: exactly the count. */
 extern double bf_explicit_estimate_count(const BloomFilter *f);

@@ -235,8 +235,12 @@ in_row_positions(const BloomFilter *f, BloomHash h, uint64_t *pos)
  * Insertion and lookup
  * --------------------------------------------------------------------- */
 
-bool
-bf_matrix_insert(BloomFilter *f, BloomHash h)
+/*
+ * Places a value in the candidate the rule picks; true if any bit changed.
+ * f->inserted is still the number of values before it.
+ */
+static inline bool
+place_value(BloomFilter *f, BloomHash h)
 {
 	uint64_t	pos[BLOOM_MAX_NHASHES];
 	uint64_t	row_bits = bf_matrix_row_bits(f);
@@ -292,6 +296,15 @@ bf_matrix_insert(BloomFilter *f, BloomHash h)
 }
 
 bool
+bf_matrix_insert(BloomFilter *f, BloomHash h)
+{
+	bool		changed = place_value(f, h);
+
+	bf_count_insert(f);
+	return changed;
+}
+
+bool
 bf_matrix_query(const BloomFilter *f, BloomHash h)
 {
 	uint64_t	pos[BLOOM_MAX_NHASHES];
@@ -310,6 +323,12 @@ bf_matrix_query(const BloomFilter *f, BloomHash h)
 			return true;
 	}
 	return false;
+}
+
+bool
+bf_matrix_contains_value(const BloomFilter *f, uint64_t value_hash)
+{
+	return bf_matrix_query(f, bf_hash_derive(value_hash));
 }
 
 /* ---------------------------------------------------------------------
@@ -381,6 +400,20 @@ bf_matrix_union_full_at(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
+void
+bf_matrix_after_union(BloomFilter *dst, const BloomFilter *src)
+{
+	bf_matrix_recount(dst);
+	dst->full_at = bf_matrix_union_full_at(dst->full_at, src->full_at);
+}
+
+void
+bf_matrix_after_intersect(BloomFilter *dst)
+{
+	bf_matrix_recount(dst);
+	dst->full_at = BLOOM_NEVER_FULL;
+}
+
 double
 bf_matrix_estimate_fpp(const BloomFilter *f)
 {
@@ -402,7 +435,7 @@ bf_matrix_estimate_fpp(const BloomFilter *f)
 }
 
 bool
-bf_matrix_same_ties(const BloomFilter *a, const BloomFilter *b, char *errbuf)
+bf_matrix_combinable(const BloomFilter *a, const BloomFilter *b, char *errbuf)
 {
 	if (bf_matrix_ties_first(a) == bf_matrix_ties_first(b))
 		return true;

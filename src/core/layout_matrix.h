@@ -28,16 +28,18 @@
  *
  *	  Callers go through core/filter.h, which dispatches on the layout; open
  *	  this file for the rows, their counters and the insertion rule.  Same
- *	  operations as every layout_*.h, plus the counters' upkeep that set
- *	  operations and readers call.
+ *	  operations as every layout_*.h, plus what the matrix adds to the set
+ *	  operations of filter.c's table (the tie rule two filters must share,
+ *	  the counters and full_at after a union or an intersection) and the
+ *	  counters' upkeep that readers call.  The groups of rows are
+ *	  layout_matrix_groups.h; the count estimate integrates the model of
+ *	  layout_matrix_model.h, which this layout alone calls.
  */
 #ifndef LAYOUT_MATRIX_H
 #define LAYOUT_MATRIX_H
 
 #include "bf_base.h"
-
-/* At most this many locating hashes: a query reads one row per locator. */
-#define BLOOM_MATRIX_MAX_LOCATORS	64
+#include "layout_matrix_groups.h"
 
 /*
  * Layout chosen by bloom_empty(capacity, fpp, 'matrix') (see
@@ -52,25 +54,6 @@ static inline uint64_t
 bf_matrix_row_bits(const BloomFilter *f)
 {
 	return f->nbits / f->rows;
-}
-
-/*
- * Group g of a filter's s groups: rows [first, first + size).  The r rows
- * are spread as evenly as possible, the first r mod s groups one row
- * larger; when s divides r every group has r / s rows.
- */
-static inline uint32_t
-bf_matrix_group_first(uint32_t rows, uint32_t locators, uint32_t g)
-{
-	uint32_t	extra = rows % locators;
-
-	return g * (rows / locators) + (g < extra ? g : extra);
-}
-
-static inline uint32_t
-bf_matrix_group_size(uint32_t rows, uint32_t locators, uint32_t g)
-{
-	return rows / locators + (g < rows % locators ? 1 : 0);
 }
 
 /* True if ties go to the first candidate (the paper's rule), not the emptier. */
@@ -126,14 +109,17 @@ extern bool bf_matrix_shape_for(double capacity, double fpp, BloomShape *shape,
 extern bool bf_matrix_shape_check(const BloomShape *shape, char *errbuf);
 
 /*
- * Adds a value (f->inserted is the number of values held before it, which
- * becomes full_at if this is the first value whose candidates are all full).
- * Returns true if any bit changed.  The caller counts the insert.
+ * Adds a value and counts it (f->inserted is the number of values held
+ * before it, which becomes full_at if this is the first value whose
+ * candidates are all full).  Returns true if any bit changed.
  */
 extern bool bf_matrix_insert(BloomFilter *f, BloomHash h);
 
 /* True if any candidate row has all k bits of the value. */
 extern bool bf_matrix_query(const BloomFilter *f, BloomHash h);
+
+/* The same, from the value's hash (bf_hash_derive, then the query). */
+extern bool bf_matrix_contains_value(const BloomFilter *f, uint64_t value_hash);
 
 /* Nothing to load ahead: the candidates depend on their rows' counters. */
 extern void bf_matrix_prefetch(const BloomFilter *f, BloomHash h);
@@ -161,11 +147,27 @@ extern bool bf_matrix_counters_consistent(const BloomFilter *f);
 extern int64_t bf_matrix_union_full_at(int64_t a, int64_t b);
 
 /*
- * True if a and b break ties alike (always, for other layouts, which never
- * carry the flag); false with a message otherwise.  Part of what two
- * filters must share to be united, intersected or equal.
+ * The matrix's rule for two filters of which one or both are matrices:
+ * true if a and b break ties alike (a filter of another layout never
+ * carries the flag, so it breaks them as the emptier rule); false with a
+ * message naming both rules otherwise.  Part of what two filters must
+ * share to be united, intersected or equal.
  */
-extern bool bf_matrix_same_ties(const BloomFilter *a, const BloomFilter *b,
-								char *errbuf);
+extern bool bf_matrix_combinable(const BloomFilter *a, const BloomFilter *b,
+								 char *errbuf);
+
+/*
+ * After dst |= src on the bits: the counters recounted, and full_at the
+ * earlier of the two (bf_matrix_union_full_at).
+ */
+extern void bf_matrix_after_union(BloomFilter *dst, const BloomFilter *src);
+
+/*
+ * After dst &= src on the bits (or dst kept as an intersection's result):
+ * the counters recounted, and full_at reset, since the rows shrink and
+ * whether they would be full is unknown: the intersection has met no full
+ * candidates of its own.
+ */
+extern void bf_matrix_after_intersect(BloomFilter *dst);
 
 #endif							/* LAYOUT_MATRIX_H */

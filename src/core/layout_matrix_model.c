@@ -16,7 +16,7 @@
  */
 #include "layout_matrix_model.h"
 
-#include "layout_matrix.h"
+#include "layout_matrix_groups.h"
 
 #include <string.h>
 

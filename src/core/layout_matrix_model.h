@@ -2,7 +2,10 @@
  * layout_matrix_model.h
  *	  How a matrix filter fills: a model of the 'matrix' layout's insertion
  *	  rule, from which its statistics are computed (bf_matrix_estimate_count
- *	  in layout_matrix.c).  Plain arithmetic on fills; it reads no filter.
+ *	  in layout_matrix.c).  Plain arithmetic on fills; it reads no filter,
+ *	  and of the layout it knows only how rows form groups
+ *	  (layout_matrix_groups.h): the layout calls the model, never the
+ *	  reverse.
  *
  *	  The rows of a group fill alike (a value's candidate in a group is a
  *	  uniform choice among its rows), so the state of a filter along its way

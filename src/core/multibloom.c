@@ -16,6 +16,23 @@ enum
 	MW_ROWS = 4, MW_RESERVED1 = 12, MW_LENGTHS = MULTIBLOOM_WIRE_FIXED_BYTES
 };
 
+/* The container header: every field of MultiBloom before the offsets. */
+#define CONTAINER_FIELD(name, offset)	BF_LE_FIELD(MultiBloom, name, offset)
+
+static const BfLeField container_fields[] = {
+	CONTAINER_FIELD(version, MW_VERSION),
+	CONTAINER_FIELD(nattrs, MW_NATTRS),
+	CONTAINER_FIELD(flags, MW_FLAGS),
+	CONTAINER_FIELD(reserved0, MW_RESERVED0),
+	CONTAINER_FIELD(rows, MW_ROWS),
+	CONTAINER_FIELD(reserved1, MW_RESERVED1),
+};
+
+static const BfLeHeader container = {
+	"multibloom", MULTIBLOOM_WIRE_FIXED_BYTES,
+	(int) (sizeof(container_fields) / sizeof(container_fields[0])), container_fields
+};
+
 static uint64_t
 wire_header_bytes(int nattrs)
 {
@@ -384,12 +401,7 @@ mbf_serialize(const MultiBloom *mb, uint8_t *out)
 {
 	uint64_t	pos = wire_header_bytes(mb->nattrs);
 
-	out[MW_VERSION] = mb->version;
-	out[MW_NATTRS] = mb->nattrs;
-	out[MW_FLAGS] = mb->flags;
-	out[MW_RESERVED0] = mb->reserved0;
-	bf_put_le64(out + MW_ROWS, mb->rows);
-	bf_put_le64(out + MW_RESERVED1, mb->reserved1);
+	bf_put_header(out, mb, &container);
 	for (int i = 0; i <= mb->nattrs; i++)
 	{
 		const BloomFilter *part = mbf_part_c(mb, i);
@@ -401,26 +413,29 @@ mbf_serialize(const MultiBloom *mb, uint8_t *out)
 	}
 }
 
-/* Fields of the container header, shared by both checks. */
+/*
+ * The container header, shared by both checks: h is the header (of the
+ * struct, or read from the bytes).
+ */
 static bool
-container_check(uint8_t version, uint8_t nattrs, uint8_t flags, uint8_t reserved0,
-				uint64_t reserved1, char *errbuf)
+container_check(const MultiBloom *h, char *errbuf)
 {
-	if (version < 1 || version > MULTIBLOOM_FORMAT_VERSION)
+	if (h->version < 1 || h->version > MULTIBLOOM_FORMAT_VERSION)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "unsupported multibloom format version %u (this version reads versions 1 to %d)",
-				 (unsigned) version, MULTIBLOOM_FORMAT_VERSION);
+				 (unsigned) h->version, MULTIBLOOM_FORMAT_VERSION);
 		return false;
 	}
-	if (!nattrs_check(nattrs, errbuf))
+	if (!nattrs_check(h->nattrs, errbuf))
 		return false;
-	if (flags & ~MULTIBLOOM_KNOWN_FLAGS)
+	if (h->flags & ~MULTIBLOOM_KNOWN_FLAGS)
 	{
-		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "unknown multibloom flags 0x%02x", (unsigned) flags);
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "unknown multibloom flags 0x%02x",
+				 (unsigned) h->flags);
 		return false;
 	}
-	if (reserved0 != 0 || reserved1 != 0)
+	if (h->reserved0 != 0 || h->reserved1 != 0)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "reserved multibloom header fields are not zero");
 		return false;
@@ -461,59 +476,66 @@ seed_check(uint64_t seed, int i, int nattrs, char *errbuf)
 	return false;
 }
 
-bool
-mbf_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *errbuf)
+/*
+ * Part i of a serialized value, at pos of its len bytes: its length within
+ * what is left, its bloom header and bits (bf_wire_check), and the
+ * multibloom's rules for its seed, layout and hash scheme.  Sets *part_len
+ * and the in-memory size *part_struct.
+ */
+static bool
+part_wire_check(const uint8_t *buf, size_t len, uint64_t pos, int i, int nattrs,
+				uint64_t *part_len, uint64_t *part_struct, char *errbuf)
 {
-	uint64_t	pos;
-	uint64_t	total;
-	int			nattrs;
+	const uint8_t *part = buf + pos;
+	const uint8_t *first = buf + wire_header_bytes(nattrs);	/* checked as part 0 */
 	char		inner[BLOOM_ERRBUF_SIZE];
 	char		name[32];
 
-	if (len < MULTIBLOOM_WIRE_FIXED_BYTES)
+	*part_len = bf_get_le64(buf + MW_LENGTHS + 8 * i);
+	if (*part_len > (uint64_t) len - pos)
 	{
+		part_name(i, nattrs, name, sizeof(name));
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
-				 "%zu bytes is too short for a multibloom header (%d bytes)",
-				 len, MULTIBLOOM_WIRE_FIXED_BYTES);
+				 "%s: length %llu exceeds the %llu bytes left in the value",
+				 name, (unsigned long long) *part_len,
+				 (unsigned long long) ((uint64_t) len - pos));
 		return false;
 	}
-	if (!container_check(buf[MW_VERSION], buf[MW_NATTRS], buf[MW_FLAGS],
-						 buf[MW_RESERVED0], bf_get_le64(buf + MW_RESERVED1), errbuf))
+	if (!bf_wire_check(part, (size_t) *part_len, part_struct, inner))
+	{
+		part_error(errbuf, i, nattrs, inner);
 		return false;
-	nattrs = buf[MW_NATTRS];
-	pos = wire_header_bytes(nattrs);
+	}
+	return seed_check(bf_wire_seed(part), i, nattrs, errbuf) &&
+		part_layout_check(part[BF_WIRE_LAYOUT], i, nattrs, errbuf) &&
+		scheme_check(part[BF_WIRE_SCHEME], first[BF_WIRE_SCHEME], i, nattrs, errbuf);
+}
+
+bool
+mbf_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *errbuf)
+{
+	MultiBloom	head;			/* the header alone, no offsets */
+	uint64_t	pos,
+				total;
+
+	if (!bf_wire_read_header(buf, len, &container, &head, errbuf) ||
+		!container_check(&head, errbuf))
+		return false;
+	pos = wire_header_bytes(head.nattrs);
 	if ((uint64_t) len < pos)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "%zu bytes is too short for the header of %d attributes (%llu bytes)",
-				 len, nattrs, (unsigned long long) pos);
+				 len, (int) head.nattrs, (unsigned long long) pos);
 		return false;
 	}
-
-	total = mbf_header_bytes(nattrs);
-	for (int i = 0; i <= nattrs; i++)
+	total = mbf_header_bytes(head.nattrs);
+	for (int i = 0; i <= head.nattrs; i++)
 	{
-		uint64_t	part_len = bf_get_le64(buf + MW_LENGTHS + 8 * i);
-		uint64_t	part_struct;
+		uint64_t	part_len,
+					part_struct;
 
-		part_name(i, nattrs, name, sizeof(name));
-		if (part_len > (uint64_t) len - pos)
-		{
-			snprintf(errbuf, BLOOM_ERRBUF_SIZE,
-					 "%s: length %llu exceeds the %llu bytes left in the value",
-					 name, (unsigned long long) part_len,
-					 (unsigned long long) ((uint64_t) len - pos));
-			return false;
-		}
-		if (!bf_wire_check(buf + pos, (size_t) part_len, &part_struct, inner))
-		{
-			part_error(errbuf, i, nattrs, inner);
-			return false;
-		}
-		if (!seed_check(bf_wire_seed(buf + pos), i, nattrs, errbuf) ||
-			!part_layout_check(buf[pos + BF_WIRE_LAYOUT], i, nattrs, errbuf) ||
-			!scheme_check(buf[pos + BF_WIRE_SCHEME], buf[wire_header_bytes(nattrs) + BF_WIRE_SCHEME],
-						  i, nattrs, errbuf))
+		if (!part_wire_check(buf, len, pos, i, head.nattrs, &part_len, &part_struct, errbuf))
 			return false;
 		pos += part_len;
 		/* each part_struct is below 1 GB, at most 33 of them: no overflow */
@@ -544,12 +566,7 @@ mbf_deserialize(const uint8_t *buf, MultiBloom *mb)
 	uint64_t	pos = wire_header_bytes(nattrs);
 	uint64_t	off = mbf_header_bytes(nattrs);
 
-	mb->version = buf[MW_VERSION];
-	mb->nattrs = (uint8_t) nattrs;
-	mb->flags = buf[MW_FLAGS];
-	mb->reserved0 = buf[MW_RESERVED0];
-	mb->rows = bf_get_le64(buf + MW_ROWS);
-	mb->reserved1 = bf_get_le64(buf + MW_RESERVED1);
+	bf_get_header(buf, mb, &container);
 	for (int i = 0; i <= nattrs; i++)
 	{
 		uint64_t	part_len = bf_get_le64(buf + MW_LENGTHS + 8 * i);
@@ -564,13 +581,51 @@ mbf_deserialize(const uint8_t *buf, MultiBloom *mb)
 	}
 }
 
+/*
+ * Part i of an in-memory value of size bytes, expected at offset expect:
+ * its place, its bloom header against its size (bf_struct_check), and the
+ * multibloom's rules for its seed, layout and hash scheme.  Sets *end to
+ * where it ends.
+ */
+static bool
+part_struct_check(const MultiBloom *mb, uint64_t size, int i, uint64_t expect,
+				  uint64_t *end, char *errbuf)
+{
+	const BloomFilter *part;
+	int			nattrs = mb->nattrs;
+	char		inner[BLOOM_ERRBUF_SIZE];
+	char		name[32];
+
+	part_name(i, nattrs, name, sizeof(name));
+	if (mb->offsets[i] != expect)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "%s starts at %llu, expected %llu",
+				 name, (unsigned long long) mb->offsets[i],
+				 (unsigned long long) expect);
+		return false;
+	}
+	*end = i == nattrs ? size : mb->offsets[i + 1];
+	if (*end < expect || *end > size)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "%s ends at %llu, outside the value of %llu bytes",
+				 name, (unsigned long long) *end, (unsigned long long) size);
+		return false;
+	}
+	part = mbf_part_c(mb, i);
+	if (!bf_struct_check(part, *end - expect, inner))
+	{
+		part_error(errbuf, i, nattrs, inner);
+		return false;
+	}
+	return seed_check(part->seed, i, nattrs, errbuf) &&
+		part_layout_check(part->layout, i, nattrs, errbuf) &&
+		scheme_check(part->hash_scheme, mbf_part_c(mb, 0)->hash_scheme, i, nattrs, errbuf);
+}
+
 bool
 mbf_struct_check(const MultiBloom *mb, uint64_t size, char *errbuf)
 {
 	uint64_t	expect;
-	int			nattrs;
-	char		inner[BLOOM_ERRBUF_SIZE];
-	char		name[32];
 
 	if (size < offsetof(MultiBloom, offsets))
 	{
@@ -579,47 +634,22 @@ mbf_struct_check(const MultiBloom *mb, uint64_t size, char *errbuf)
 				 (unsigned long long) size);
 		return false;
 	}
-	if (!container_check(mb->version, mb->nattrs, mb->flags, mb->reserved0,
-						 mb->reserved1, errbuf))
+	if (!container_check(mb, errbuf))
 		return false;
-	nattrs = mb->nattrs;
-	expect = mbf_header_bytes(nattrs);
+	expect = mbf_header_bytes(mb->nattrs);
 	if (size < expect)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "value of %llu bytes is too short for the header of %d attributes",
-				 (unsigned long long) size, nattrs);
+				 (unsigned long long) size, (int) mb->nattrs);
 		return false;
 	}
 	/* parts follow each other in order, without gaps, up to the end */
-	for (int i = 0; i <= nattrs; i++)
+	for (int i = 0; i <= mb->nattrs; i++)
 	{
 		uint64_t	end;
 
-		part_name(i, nattrs, name, sizeof(name));
-		if (mb->offsets[i] != expect)
-		{
-			snprintf(errbuf, BLOOM_ERRBUF_SIZE, "%s starts at %llu, expected %llu",
-					 name, (unsigned long long) mb->offsets[i],
-					 (unsigned long long) expect);
-			return false;
-		}
-		end = i == nattrs ? size : mb->offsets[i + 1];
-		if (end < expect || end > size)
-		{
-			snprintf(errbuf, BLOOM_ERRBUF_SIZE, "%s ends at %llu, outside the value of %llu bytes",
-					 name, (unsigned long long) end, (unsigned long long) size);
-			return false;
-		}
-		if (!bf_struct_check(mbf_part_c(mb, i), end - expect, inner))
-		{
-			part_error(errbuf, i, nattrs, inner);
-			return false;
-		}
-		if (!seed_check(mbf_part_c(mb, i)->seed, i, nattrs, errbuf) ||
-			!part_layout_check(mbf_part_c(mb, i)->layout, i, nattrs, errbuf) ||
-			!scheme_check(mbf_part_c(mb, i)->hash_scheme, mbf_part_c(mb, 0)->hash_scheme,
-						  i, nattrs, errbuf))
+		if (!part_struct_check(mb, size, i, expect, &end, errbuf))
 			return false;
 		expect = end;
 	}

@@ -196,33 +196,29 @@ extern void mbf_union_build(MultiBloom *result, const MultiBloom *a,
 /* Same nattrs, and every part has the same shape and bits. */
 extern bool mbf_equal(const MultiBloom *a, const MultiBloom *b);
 
-/* ---- binary format and checks ---- */
-
-/* Bytes of the serialized form of a checked value. */
+/*
+ * ---- binary format and checks ----
+ *
+ * The steps of a bloom filter's binary format (core/wire.h), for the
+ * container: its header, the parts' lengths, then each part in bloom's
+ * binary format (doc/multibloom.md).
+ *	 mbf_wire_bytes, mbf_serialize: the size of a checked value's serialized
+ *	   form, and writing it to out;
+ *	 mbf_wire_check: validates len bytes (the header, every part length
+ *	   against the payload, every embedded bloom header and the rules the
+ *	   parts share) and sets *struct_bytes to the in-memory size; nothing is
+ *	   allocated;
+ *	 mbf_deserialize: fills mb (struct_bytes bytes) from bytes
+ *	   mbf_wire_check passed; the lengths are the buffer's own, and the host
+ *	   sets the length words (the value's and its parts', mbf_part_bytes);
+ *	 mbf_struct_check: the guard run on every multibloom argument: header,
+ *	   offsets, and every part's header against its size.
+ */
 extern uint64_t mbf_wire_bytes(const MultiBloom *mb);
-
-/* Writes the serialized form (mbf_wire_bytes bytes) to out. */
 extern void mbf_serialize(const MultiBloom *mb, uint8_t *out);
-
-/*
- * Validates a serialized multibloom of len bytes: its header, every part
- * length against the payload, and every embedded bloom header.  On success
- * sets *struct_bytes to the in-memory size; nothing is allocated.
- */
 extern bool mbf_wire_check(const uint8_t *buf, size_t len,
-								  uint64_t *struct_bytes, char *errbuf);
-
-/*
- * Fills mb (struct_bytes bytes) from a buffer mbf_wire_check passed.  The
- * lengths are the buffer's own; the host sets the length words (the value's
- * and its parts', mbf_part_bytes).
- */
+						   uint64_t *struct_bytes, char *errbuf);
 extern void mbf_deserialize(const uint8_t *buf, MultiBloom *mb);
-
-/*
- * Checks an in-memory value of size bytes: header, offsets, and every part's
- * header against its size.  Run on every multibloom argument.
- */
 extern bool mbf_struct_check(const MultiBloom *mb, uint64_t size, char *errbuf);
 
 #endif							/* BF_MULTIBLOOM_H */

@@ -8,30 +8,50 @@
 
 #include <string.h>
 
+/* The header: every field of BloomFilter but the host's length word. */
+#define HEADER_FIELD(name, offset)	BF_LE_FIELD(BloomFilter, name, offset)
+
+static const BfLeField header_fields[] = {
+	HEADER_FIELD(version, BF_WIRE_VERSION),
+	HEADER_FIELD(layout, BF_WIRE_LAYOUT),
+	HEADER_FIELD(hash_scheme, BF_WIRE_SCHEME),
+	HEADER_FIELD(flags, BF_WIRE_FLAGS),
+	HEADER_FIELD(nbits, BF_WIRE_NBITS),
+	HEADER_FIELD(seed, BF_WIRE_SEED),
+	HEADER_FIELD(inserted, BF_WIRE_INSERTED),
+	HEADER_FIELD(nhashes, BF_WIRE_NHASHES),
+	HEADER_FIELD(rows, BF_WIRE_ROWS),
+	HEADER_FIELD(locators, BF_WIRE_LOCATORS),
+	HEADER_FIELD(reserved1, BF_WIRE_RESERVED1),
+	HEADER_FIELD(full_at, BF_WIRE_FULL_AT),
+	HEADER_FIELD(reserved2, BF_WIRE_RESERVED2),
+};
+
+static const BfLeHeader header = {
+	"bloom", BLOOM_WIRE_HEADER_BYTES,
+	(int) (sizeof(header_fields) / sizeof(header_fields[0])), header_fields
+};
+
+bool
+bf_wire_read_header(const uint8_t *buf, size_t len, const BfLeHeader *h, void *s,
+					char *errbuf)
+{
+	if (len < (size_t) h->bytes)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "%zu bytes is too short for a %s header (%d bytes)",
+				 len, h->name, h->bytes);
+		return false;
+	}
+	bf_get_header(buf, s, h);
+	return true;
+}
+
 void
 bf_serialize(const BloomFilter *f, uint8_t *out)
 {
-	uint64_t	n = bf_nwords(f);
-
-	out[BF_WIRE_VERSION] = f->version;
-	out[BF_WIRE_LAYOUT] = f->layout;
-	out[BF_WIRE_SCHEME] = f->hash_scheme;
-	out[BF_WIRE_FLAGS] = f->flags;
-	bf_put_le64(out + BF_WIRE_NBITS, f->nbits);
-	bf_put_le64(out + BF_WIRE_SEED, f->seed);
-	bf_put_le64(out + BF_WIRE_INSERTED, f->inserted);
-	bf_put_le32(out + BF_WIRE_NHASHES, f->nhashes);
-	bf_put_le32(out + BF_WIRE_ROWS, f->rows);
-	bf_put_le32(out + BF_WIRE_LOCATORS, f->locators);
-	bf_put_le32(out + BF_WIRE_RESERVED1, f->reserved1);
-	bf_put_le64(out + BF_WIRE_FULL_AT, (uint64_t) f->full_at);
-	bf_put_le64(out + BF_WIRE_RESERVED2, f->reserved2);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	memcpy(out + BF_WIRE_WORDS, f->words, 8 * n);
-#else
-	for (uint64_t i = 0; i < n; i++)
-		bf_put_le64(out + BF_WIRE_WORDS + 8 * i, f->words[i]);
-#endif
+	bf_put_header(out, f, &header);
+	bf_copy_le_words(out + BF_WIRE_WORDS, f->words, bf_nwords(f));
 }
 
 /* Bits beyond nbits in the last word must be zero: one bit string, one form. */
@@ -53,17 +73,22 @@ wire_list_ordered(const uint8_t *p, uint64_t n, char *errbuf)
 	uint64_t	list[BLOOM_EXPLICIT_MAX];
 
 	/* the shape check bounded n */
-	for (uint64_t i = 0; i < n; i++)
-		list[i] = bf_get_le64(p + 8 * i);
+	bf_copy_le_words(list, p, n);
 	return bf_explicit_order_check(list, n, errbuf);
 }
 
-/* Header checks shared by the binary reader and the in-memory guard. */
+/*
+ * Header checks shared by the binary reader and the in-memory guard: h is
+ * the header (of the struct, or read from the bytes), s its shape.
+ */
 static bool
-header_check(uint8_t version, uint8_t scheme, uint8_t flags,
-			 uint32_t reserved1, uint64_t reserved2, int64_t full_at,
-			 uint64_t inserted, const BloomShape *s, char *errbuf)
+header_check(const BloomFilter *h, const BloomShape *s, char *errbuf)
 {
+	uint8_t		version = h->version,
+				scheme = h->hash_scheme,
+				flags = h->flags;
+	int64_t		full_at = h->full_at;
+
 	if (version < 1 || version > BLOOM_FORMAT_VERSION)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
@@ -89,7 +114,7 @@ header_check(uint8_t version, uint8_t scheme, uint8_t flags,
 				 (unsigned) BLOOM_FLAG_MATRIX_TIES_FIRST);
 		return false;
 	}
-	if (reserved1 != 0 || reserved2 != 0)
+	if (h->reserved1 != 0 || h->reserved2 != 0)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "reserved header fields are not zero");
 		return false;
@@ -114,11 +139,11 @@ header_check(uint8_t version, uint8_t scheme, uint8_t flags,
 		return false;
 	}
 	/* full_at counts values held before one was added, so it is below inserted */
-	if (full_at != BLOOM_NEVER_FULL && (uint64_t) full_at >= inserted)
+	if (full_at != BLOOM_NEVER_FULL && (uint64_t) full_at >= h->inserted)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "full_at %lld is not below the insert count %llu",
-				 (long long) full_at, (unsigned long long) inserted);
+				 (long long) full_at, (unsigned long long) h->inserted);
 		return false;
 	}
 	return true;
@@ -127,27 +152,14 @@ header_check(uint8_t version, uint8_t scheme, uint8_t flags,
 bool
 bf_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *errbuf)
 {
+	BloomFilter head;			/* the header alone, no words */
 	BloomShape	s;
 	uint64_t	nwords;
 
-	if (len < BLOOM_WIRE_HEADER_BYTES)
-	{
-		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
-				 "%zu bytes is too short for a bloom header (%d bytes)",
-				 len, BLOOM_WIRE_HEADER_BYTES);
+	if (!bf_wire_read_header(buf, len, &header, &head, errbuf))
 		return false;
-	}
-	memset(&s, 0, sizeof(s));
-	s.layout = buf[BF_WIRE_LAYOUT];
-	s.nbits = bf_get_le64(buf + BF_WIRE_NBITS);
-	s.seed = bf_get_le64(buf + BF_WIRE_SEED);
-	s.nhashes = bf_get_le32(buf + BF_WIRE_NHASHES);
-	s.rows = bf_get_le32(buf + BF_WIRE_ROWS);
-	s.locators = bf_get_le32(buf + BF_WIRE_LOCATORS);
-	if (!header_check(buf[BF_WIRE_VERSION], buf[BF_WIRE_SCHEME], buf[BF_WIRE_FLAGS],
-					  bf_get_le32(buf + BF_WIRE_RESERVED1), bf_get_le64(buf + BF_WIRE_RESERVED2),
-					  (int64_t) bf_get_le64(buf + BF_WIRE_FULL_AT), bf_get_le64(buf + BF_WIRE_INSERTED),
-					  &s, errbuf))
+	bf_get_shape(&head, &s);
+	if (!header_check(&head, &s, errbuf))
 		return false;
 
 	/* nbits is bounded by the shape check, so this cannot overflow */
@@ -179,28 +191,8 @@ bf_wire_check(const uint8_t *buf, size_t len, uint64_t *struct_bytes, char *errb
 void
 bf_deserialize(const uint8_t *buf, BloomFilter *f)
 {
-	uint64_t	n;
-
-	f->version = buf[BF_WIRE_VERSION];
-	f->layout = buf[BF_WIRE_LAYOUT];
-	f->hash_scheme = buf[BF_WIRE_SCHEME];
-	f->flags = buf[BF_WIRE_FLAGS];
-	f->nbits = bf_get_le64(buf + BF_WIRE_NBITS);
-	f->seed = bf_get_le64(buf + BF_WIRE_SEED);
-	f->inserted = bf_get_le64(buf + BF_WIRE_INSERTED);
-	f->nhashes = bf_get_le32(buf + BF_WIRE_NHASHES);
-	f->rows = bf_get_le32(buf + BF_WIRE_ROWS);
-	f->locators = bf_get_le32(buf + BF_WIRE_LOCATORS);
-	f->reserved1 = bf_get_le32(buf + BF_WIRE_RESERVED1);
-	f->full_at = (int64_t) bf_get_le64(buf + BF_WIRE_FULL_AT);
-	f->reserved2 = bf_get_le64(buf + BF_WIRE_RESERVED2);
-	n = bf_nwords(f);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	memcpy(f->words, buf + BF_WIRE_WORDS, 8 * n);
-#else
-	for (uint64_t i = 0; i < n; i++)
-		f->words[i] = bf_get_le64(buf + BF_WIRE_WORDS + 8 * i);
-#endif
+	bf_get_header(buf, f, &header);
+	bf_copy_le_words(f->words, buf + BF_WIRE_WORDS, bf_nwords(f));
 	/* the per-row counters are derived from the bits, never read */
 	if (f->layout == BLOOM_LAYOUT_MATRIX)
 		bf_matrix_recount(f);
@@ -218,8 +210,7 @@ bf_struct_check(const BloomFilter *f, uint64_t size, char *errbuf)
 		return false;
 	}
 	bf_get_shape(f, &s);
-	if (!header_check(f->version, f->hash_scheme, f->flags, f->reserved1,
-					  f->reserved2, f->full_at, f->inserted, &s, errbuf))
+	if (!header_check(f, &s, errbuf))
 		return false;
 	if (size != bf_shape_bytes(&s))
 	{

@@ -16,6 +16,7 @@
 #define BF_WIRE_H
 
 #include "filter.h"
+#include "little_endian.h"
 
 /* Offsets of the header fields in the binary format (doc/format.md). */
 enum
@@ -42,6 +43,15 @@ bf_wire_seed(const uint8_t *buf)
 {
 	return bf_get_le64(buf + BF_WIRE_SEED);
 }
+
+/*
+ * Reads the header h describes from buf (len bytes) into struct s; false
+ * with a message if len is shorter than the header.  The first step of
+ * every reader of untrusted bytes, this format's and the multibloom
+ * container's.
+ */
+extern bool bf_wire_read_header(const uint8_t *buf, size_t len, const BfLeHeader *h,
+								void *s, char *errbuf);
 
 /* Writes the serialized form of f (bf_wire_bytes(f) bytes) to out. */
 extern void bf_serialize(const BloomFilter *f, uint8_t *out);

@@ -1,9 +1,9 @@
 /*
  * test_core.c
- *	  Unit tests of the plain-C Bloom filter (src/core/filter.c and the
- *	  classic layout): sizing, positions, set operations, the prefetching
- *	  inserter, the binary and text formats and their validation.  Run with
- *	  `make unit`.
+ *	  Unit tests of the plain-C Bloom filter (src/core/filter.c, setops.c
+ *	  and the classic layout): sizing, positions, set operations, the
+ *	  prefetching inserter, the binary and text formats, their byte order
+ *	  and their validation.  Run with `make unit`.
  */
 #include "unit.h"
 
@@ -330,6 +330,50 @@ test_wire_round_trip(void)
 	free(buf);
 }
 
+/* The byte order of the stored forms: least significant byte first. */
+static void
+test_little_endian(void)
+{
+	typedef struct
+	{
+		uint8_t		a;
+		uint32_t	b;
+		int64_t		c;
+		uint64_t	untouched;
+	} Sample;
+	static const BfLeField fields[] = {
+		BF_LE_FIELD(Sample, c, 0), BF_LE_FIELD(Sample, a, 8), BF_LE_FIELD(Sample, b, 9)
+	};
+	const BfLeHeader header = {"sample", 13, 3, fields};
+	const uint8_t expect[13] = {0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0x7a, 0x44, 0x33, 0x22, 0x11};
+	Sample		s = {0x7a, 0x11223344, -2, 5},
+				t = {0, 0, 0, 9};
+	uint8_t		out[16] = {0};
+	uint64_t	words[2] = {UINT64_C(0x0102030405060708), 1},
+				back[2];
+	char		err[BLOOM_ERRBUF_SIZE];
+
+	bf_put_le32(out, 0x11223344);
+	CHECK(out[0] == 0x44 && out[3] == 0x11);
+	CHECK_EQ_U64(bf_get_le32(out), 0x11223344);
+	bf_put_le64(out, UINT64_C(0x0102030405060708));
+	CHECK(out[0] == 0x08 && out[7] == 0x01);
+	CHECK_EQ_U64(bf_get_le64(out), UINT64_C(0x0102030405060708));
+	bf_copy_le_words(out, words, 2);
+	CHECK(out[0] == 0x08 && out[7] == 0x01 && out[8] == 1 && out[15] == 0);
+	bf_copy_le_words(back, out, 2);
+	CHECK(back[0] == words[0] && back[1] == words[1]);
+
+	memset(out, 0, sizeof(out));
+	bf_put_header(out, &s, &header);
+	CHECK(memcmp(out, expect, sizeof(expect)) == 0);
+	CHECK(bf_wire_read_header(out, 13, &header, &t, err));
+	CHECK(t.a == s.a && t.b == s.b && t.c == s.c && t.untouched == 9);
+	CHECK(!bf_wire_read_header(out, 12, &header, &t, err));
+	CHECK_STR(err, "12 bytes is too short for a sample header (13 bytes)");
+}
+
 static void
 test_base64(void)
 {
@@ -406,6 +450,7 @@ main(void)
 	RUN(test_fold_property);
 	RUN(test_inserter_same_as_inserts);
 	RUN(test_wire_round_trip);
+	RUN(test_little_endian);
 	RUN(test_base64);
 	RUN(test_shape_check);
 	return unit_report("core");

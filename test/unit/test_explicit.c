@@ -115,6 +115,28 @@ test_list_basics(void)
 	free(e);
 }
 
+/* Nothing that takes derived words changes a list: bits, list nor count. */
+static void
+test_list_untouched_by_positions(void)
+{
+	BloomFilter *f = list_of(0, 100);
+	BloomFilter *copy = list_of(0, 100);
+	BfInserter	ins;
+
+	f->inserted = copy->inserted = 7;
+	bf_prefetch(f, value(5000));
+	CHECK(!bf_insert(f, value(5000)));
+	bf_inserter_init(&ins);
+	for (uint64_t v = 5000; v < 5100; v++)
+		bf_inserter_add(&ins, f, value(v));
+	bf_inserter_flush(&ins, f);
+	CHECK_EQ_U64(f->inserted, 7);
+	CHECK(memcmp(f, copy, bf_filter_bytes(f)) == 0);
+	CHECK_EQ_U64(found(f, 5000, 5100), 0);
+	free(f);
+	free(copy);
+}
+
 static void
 test_shape_collected(void)
 {
@@ -618,6 +640,7 @@ int
 main(void)
 {
 	RUN(test_list_basics);
+	RUN(test_list_untouched_by_positions);
 	RUN(test_shape_collected);
 	RUN(test_merge);
 	RUN(test_wire_roundtrip);

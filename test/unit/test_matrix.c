@@ -492,6 +492,11 @@ test_ties_flag(void)
 	CHECK(strstr(err, "\"first\"") != NULL && strstr(err, "\"emptier\"") != NULL);
 	CHECK(!bf_equal(a, b));		/* same (empty) bits, different rule */
 	CHECK(bf_compatible(a, a, err));
+	/* the rule is the matrix's, whichever side it is on, named in order */
+	CHECK(!bf_compatible(a, c, err));
+	CHECK_STR(err, "first filter breaks ties to the \"first\" candidate, second to the \"emptier\"");
+	CHECK(!bf_compatible(c, a, err));
+	CHECK_STR(err, "first filter breaks ties to the \"emptier\" candidate, second to the \"first\"");
 
 	bf_insert(a, value(1));
 	len = bf_wire_bytes(a);
