@@ -445,6 +445,22 @@ setop_state_for_update(FunctionCallInfo fcinfo, bool intersect, MemoryContext ag
 	return e;
 }
 
+/*
+ * The entry points of the union and the intersection aggregate for one
+ * step: each calls impl with intersect false or true.
+ */
+#define SETOP_ENTRY_POINTS(union_name, intersect_name, impl) \
+	Datum \
+	union_name(PG_FUNCTION_ARGS) \
+	{ \
+		return impl(fcinfo, false); \
+	} \
+	Datum \
+	intersect_name(PG_FUNCTION_ARGS) \
+	{ \
+		return impl(fcinfo, true); \
+	}
+
 static Datum
 setop_state_step(FunctionCallInfo fcinfo, bool intersect)
 {
@@ -462,17 +478,7 @@ setop_state_step(FunctionCallInfo fcinfo, bool intersect)
 	PG_RETURN_DATUM(agg_state_datum(e));
 }
 
-Datum
-bloom_union_agg_step(PG_FUNCTION_ARGS)
-{
-	return setop_state_step(fcinfo, false);
-}
-
-Datum
-bloom_intersect_agg_step(PG_FUNCTION_ARGS)
-{
-	return setop_state_step(fcinfo, true);
-}
+SETOP_ENTRY_POINTS(bloom_union_agg_step, bloom_intersect_agg_step, setop_state_step)
 
 static Datum
 setop_state_combine(FunctionCallInfo fcinfo, bool intersect)
@@ -494,17 +500,8 @@ setop_state_combine(FunctionCallInfo fcinfo, bool intersect)
 	PG_RETURN_DATUM(agg_state_datum(a));
 }
 
-Datum
-bloom_union_state_combine(PG_FUNCTION_ARGS)
-{
-	return setop_state_combine(fcinfo, false);
-}
-
-Datum
-bloom_intersect_state_combine(PG_FUNCTION_ARGS)
-{
-	return setop_state_combine(fcinfo, true);
-}
+SETOP_ENTRY_POINTS(bloom_union_state_combine, bloom_intersect_state_combine,
+				   setop_state_combine)
 
 /* Final function of both: the state's kind says which it is. */
 Datum
