@@ -35,7 +35,7 @@
 #define PROBE_BASE	(UINT64_C(1) << 40)
 
 /*
- * The paper's Table 1 (/work/shared/data/mbmbf-table1.tsv): values
+ * The paper's Table 1 (../shared/data/mbmbf-table1.tsv, beside the checkout): values
  * inserted, time in ms and false-positive rate, for s = 2..8, r = 8 and 16.
  */
 static const struct
