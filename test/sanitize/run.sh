@@ -89,6 +89,12 @@ case $mode in
 		mkdir -p "$shim"
 		gpgerr=$(ldd "$inst_bindir/postgres" | awk '/libgpg-error/ {print $3}')
 		if [ -n "$gpgerr" ]; then
+			# installed when missing, as root (Debian's package)
+			if ! command -v patchelf >/dev/null && [ "$(id -u)" = 0 ]; then
+				DEBIAN_FRONTEND=noninteractive apt-get install -y -q patchelf >/dev/null 2>&1 ||
+					{ apt-get update -q >/dev/null 2>&1 &&
+						DEBIAN_FRONTEND=noninteractive apt-get install -y -q patchelf >/dev/null 2>&1; } || true
+			fi
 			command -v patchelf >/dev/null || { echo "patchelf is needed (apt-get install patchelf)" >&2; exit 1; }
 			cp "$gpgerr" "$shim/"
 			patchelf --add-needed "$libasan" "$shim/$(basename "$gpgerr")"
