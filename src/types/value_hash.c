@@ -148,24 +148,32 @@ timetz_wide_hash(const TimeTzADT *t, uint64 seed)
 static uint64 record_wide_hash(Datum value, uint64 seed);
 
 /*
- * An element of a container, of type typid, hashed by scheme 3 under
- * collation: the type's extended hash found as the container's own
- * function finds it, then bloom_wide_hash.  Anonymous records are hashed
- * as records, as hash_array_extended does.
+ * The extended hash function of an element type, found as the container's
+ * own function finds it; NULL for anonymous records, which are hashed as
+ * records, as hash_array_extended does.
  */
-static uint64
-element_hash(Oid typid, Oid collation, Datum value, uint64 seed)
+static TypeCacheEntry *
+element_type_hash(Oid typid)
 {
 	TypeCacheEntry *tce;
 
 	if (typid == RECORDOID)
-		return record_wide_hash(value, seed);
+		return NULL;
 	tce = lookup_type_cache(typid, TYPECACHE_HASH_EXTENDED_PROC_FINFO);
 	if (!OidIsValid(tce->hash_extended_proc_finfo.fn_oid))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FUNCTION),
 				 errmsg("could not identify an extended hash function for type %s",
 						format_type_be(typid))));
+	return tce;
+}
+
+/* An element of a container hashed by scheme 3 under collation. */
+static uint64
+element_hash(TypeCacheEntry *tce, Oid collation, Datum value, uint64 seed)
+{
+	if (tce == NULL)
+		return record_wide_hash(value, seed);
 	return bloom_wide_hash(tce->hash_extended_proc_finfo.fn_oid,
 						   &tce->hash_extended_proc_finfo, collation, value, seed);
 }
@@ -175,7 +183,7 @@ static uint64
 array_wide_hash(Datum value, Oid collation, uint64 seed)
 {
 	ArrayType  *array = DatumGetArrayTypeP(value);
-	Oid			elemtype = ARR_ELEMTYPE(array);
+	TypeCacheEntry *elemtype = element_type_hash(ARR_ELEMTYPE(array));
 	ArrayIterator it = array_create_iterator(array, 0, NULL);
 	uint64		result = 1;
 	Datum		elem;
@@ -202,7 +210,7 @@ static uint64
 bounds_hash(TypeCacheEntry *rngtype, uint32 flags, const RangeBound *lower,
 			const RangeBound *upper, uint64 seed)
 {
-	Oid			subtype = rngtype->rngelemtype->type_id;
+	TypeCacheEntry *subtype = element_type_hash(rngtype->rngelemtype->type_id);
 	uint64		lower_hash = RANGE_HAS_LBOUND(flags)
 		? element_hash(subtype, rngtype->rng_collation, lower->val, seed) : 0;
 	uint64		upper_hash = RANGE_HAS_UBOUND(flags)
@@ -287,7 +295,7 @@ record_wide_hash(Datum value, uint64 seed)
 		if (att->attisdropped)
 			continue;
 		result = (result << 5) - result +
-			(nulls[i] ? 0 : element_hash(att->atttypid, att->attcollation, values[i], seed));
+			(nulls[i] ? 0 : element_hash(element_type_hash(att->atttypid), att->attcollation, values[i], seed));
 	}
 	pfree(values);
 	pfree(nulls);
