@@ -15,6 +15,7 @@
 #include "planner/citus_agg_rewrite.h"
 #include "planner/extension_objects.h"
 #include "planner/semijoin.h"
+#include "planner/summary_prune.h"
 
 PG_MODULE_MAGIC;
 
@@ -27,6 +28,7 @@ _PG_init(void)
 	bloom_semijoin_init();
 	bloom_scan_init();
 	bloom_distributed_agg_init();
+	summary_prune_init();
 
 	/*
 	 * Only once every setting is defined: reserving the prefix drops the

@@ -1,0 +1,838 @@
+/*
+ * summary_prune.c
+ *	  Pruning by managed summaries (doc/summaries.md, "How queries use a
+ *	  summary"): a query whose quals fix a summary's key reads only the
+ *	  leaf partitions whose filter, with its visible deltas, may hold one of
+ *	  the key's values.
+ *
+ *	  A plan can be cached and run again after writers added keys, so a plan
+ *	  carries no decision, only the questions.  After planning (planner
+ *	  hook), each scan of a leaf partition covered by a summary whose quals
+ *	  fix the key (key = constant or $n, key IN (...), key = ANY($n); for a
+ *	  multibloom summary, some of its columns) becomes a candidate, and the
+ *	  plan is wrapped in a marker node listing the candidates.  At executor
+ *	  start, under the query's snapshot and with its parameter values, the
+ *	  catalog decides each candidate (summary_prune_catalog.c), and the
+ *	  executor receives a copy of the plan without the marker, in which each
+ *	  scan that cannot return a row is replaced by an empty node, shown by
+ *	  EXPLAIN.  The cached plan is never changed: the copy shares every
+ *	  subtree that holds no replaced scan.
+ *
+ *	  The replacement is exact wherever the scan sits (Append, MergeAppend,
+ *	  parallel append, partitionwise joins, outer joins): the scan's own
+ *	  quals already restrict it to the key's values, so the empty node
+ *	  returns what the scan would have returned.  Parallel workers receive
+ *	  the rewritten plan, so they run the leader's decisions.
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "executor/nodeCustom.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/plannodes.h"
+#include "optimizer/planner.h"
+#include "parser/parsetree.h"
+#include "utils/array.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/typcache.h"
+
+#include "pg_compat.h"
+#include PG_COMPAT_EXPLAIN_STATE_H
+#include PG_COMPAT_EXPLAIN_FORMAT_H
+#include "planner/summary_prune.h"
+#include "planner/summary_prune_internal.h"
+
+static bool enable_summary_pruning = true;
+
+static planner_hook_type prev_planner_hook = NULL;
+static ExecutorStart_hook_type prev_executor_start = NULL;
+
+/* ---------------------------------------------------------------------
+ * The two custom nodes: the marker (never executed) and the empty scan
+ * --------------------------------------------------------------------- */
+
+#define MARKER_NAME		"BloomSummaryPrune"
+#define SKIPPED_NAME	"BloomSummarySkipped"
+
+static Node *marker_create_state(CustomScan *cscan);
+static Node *skipped_create_state(CustomScan *cscan);
+
+static const CustomScanMethods marker_methods = {
+	.CustomName = MARKER_NAME,
+	.CreateCustomScanState = marker_create_state,
+};
+
+static const CustomScanMethods skipped_methods = {
+	.CustomName = SKIPPED_NAME,
+	.CreateCustomScanState = skipped_create_state,
+};
+
+static Node *
+marker_create_state(CustomScan *cscan)
+{
+	/* the executor-start hook removes the marker from every plan it runs */
+	elog(ERROR, "a plan marked for summary pruning reached the executor without its hook");
+	return NULL;
+}
+
+static void
+skipped_begin(CustomScanState *node, EState *estate, int eflags)
+{
+}
+
+static TupleTableSlot *
+skipped_exec(CustomScanState *node)
+{
+	return NULL;
+}
+
+static void
+skipped_end(CustomScanState *node)
+{
+}
+
+static void
+skipped_rescan(CustomScanState *node)
+{
+}
+
+/* "Skipped by Summary: <key columns>" */
+static void
+skipped_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+
+	ExplainPropertyText("Skipped by Summary", strVal(linitial(cscan->custom_private)), es);
+}
+
+static const CustomExecMethods skipped_exec_methods = {
+	.CustomName = SKIPPED_NAME,
+	.BeginCustomScan = skipped_begin,
+	.ExecCustomScan = skipped_exec,
+	.EndCustomScan = skipped_end,
+	.ReScanCustomScan = skipped_rescan,
+	.ExplainCustomScan = skipped_explain,
+};
+
+static Node *
+skipped_create_state(CustomScan *cscan)
+{
+	CustomScanState *state = (CustomScanState *) newNode(sizeof(CustomScanState),
+														 T_CustomScanState);
+
+	state->methods = &skipped_exec_methods;
+	return (Node *) state;
+}
+
+/* The empty node that takes a skipped scan's place: same relation and output. */
+static Plan *
+make_skipped(Scan *scan, const char *keys)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+
+	cscan->scan.plan = scan->plan;	/* costs, output, plan_node_id, params */
+	cscan->scan.plan.type = T_CustomScan;
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.plan.lefttree = NULL;
+	cscan->scan.plan.righttree = NULL;
+	cscan->scan.plan.parallel_aware = false;
+	cscan->scan.plan.plan_rows = 0;
+	cscan->scan.scanrelid = scan->scanrelid;
+	/* where the scan's output refers to a scan tuple of its own */
+	if (IsA(scan, IndexOnlyScan))
+		cscan->custom_scan_tlist = ((IndexOnlyScan *) scan)->indextlist;
+	else if (IsA(scan, ForeignScan))
+		cscan->custom_scan_tlist = ((ForeignScan *) scan)->fdw_scan_tlist;
+	cscan->custom_private = list_make1(makeString(pstrdup(keys)));
+	cscan->methods = &skipped_methods;
+	return (Plan *) cscan;
+}
+
+/* ---------------------------------------------------------------------
+ * Walking a plan's nodes
+ * --------------------------------------------------------------------- */
+
+typedef bool (*ScanVisitor) (Scan *scan, void *arg);
+
+/* Calls visit for each scan node of the tree (not below a marker). */
+static void
+walk_scans(Plan *plan, ScanVisitor visit, void *arg)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return;
+	check_stack_depth();
+	switch (nodeTag(plan))
+	{
+		case T_SeqScan:
+		case T_IndexScan:
+		case T_IndexOnlyScan:
+		case T_BitmapHeapScan:
+		case T_TidScan:
+		case T_TidRangeScan:
+			visit((Scan *) plan, arg);
+			return;
+		case T_ForeignScan:
+			if (((Scan *) plan)->scanrelid > 0)
+				visit((Scan *) plan, arg);
+			return;
+		case T_Append:
+			foreach(lc, ((Append *) plan)->appendplans)
+				walk_scans(lfirst(lc), visit, arg);
+			return;
+		case T_MergeAppend:
+			foreach(lc, ((MergeAppend *) plan)->mergeplans)
+				walk_scans(lfirst(lc), visit, arg);
+			return;
+		case T_SubqueryScan:
+			walk_scans(((SubqueryScan *) plan)->subplan, visit, arg);
+			return;
+		case T_CustomScan:
+			foreach(lc, ((CustomScan *) plan)->custom_plans)
+				walk_scans(lfirst(lc), visit, arg);
+			return;
+		default:
+			walk_scans(plan->lefttree, visit, arg);
+			walk_scans(plan->righttree, visit, arg);
+			return;
+	}
+}
+
+/*
+ * A flat copy of a plan node of a type whose children replace_scans
+ * knows, or NULL for any other.
+ */
+static Plan *
+flat_copy(Plan *plan)
+{
+	Size		size;
+	Plan	   *copy;
+
+	switch (nodeTag(plan))
+	{
+#define SIZE_OF(T) case T_##T: size = sizeof(T); break
+			SIZE_OF(Append);
+			SIZE_OF(MergeAppend);
+			SIZE_OF(SubqueryScan);
+			SIZE_OF(CustomScan);
+			SIZE_OF(Result);
+			SIZE_OF(ProjectSet);
+			SIZE_OF(Gather);
+			SIZE_OF(GatherMerge);
+			SIZE_OF(Material);
+			SIZE_OF(Memoize);
+			SIZE_OF(Sort);
+			SIZE_OF(IncrementalSort);
+			SIZE_OF(Group);
+			SIZE_OF(Agg);
+			SIZE_OF(WindowAgg);
+			SIZE_OF(Unique);
+			SIZE_OF(SetOp);
+			SIZE_OF(LockRows);
+			SIZE_OF(Limit);
+			SIZE_OF(Hash);
+			SIZE_OF(HashJoin);
+			SIZE_OF(MergeJoin);
+			SIZE_OF(NestLoop);
+			SIZE_OF(RecursiveUnion);
+#undef SIZE_OF
+		default:
+			return NULL;
+	}
+	copy = palloc(size);
+	memcpy(copy, plan, size);
+	return copy;
+}
+
+typedef struct Replacement
+{
+	Bitmapset  *ids;			/* plan_node_ids of the scans to replace */
+	List	   *keys;			/* the key names to show, by position in ids */
+	List	   *ordered_ids;
+} Replacement;
+
+static const char *
+keys_of(Replacement *r, int plan_node_id)
+{
+	ListCell   *a;
+	ListCell   *b;
+
+	forboth(a, r->ordered_ids, b, r->keys)
+		if (lfirst_int(a) == plan_node_id)
+		return strVal(lfirst(b));
+	return "";
+}
+
+static Plan *replace_scans(Plan *plan, Replacement *r);
+
+/* The list with each plan replaced; the same list if none changed. */
+static List *
+replace_in_list(List *plans, Replacement *r)
+{
+	List	   *result = NIL;
+	bool		changed = false;
+	ListCell   *lc;
+
+	foreach(lc, plans)
+	{
+		Plan	   *p = replace_scans(lfirst(lc), r);
+
+		changed |= p != lfirst(lc);
+		result = lappend(result, p);
+	}
+	if (!changed)
+	{
+		list_free(result);
+		return plans;
+	}
+	return result;
+}
+
+/*
+ * The tree with the scans of r replaced by empty nodes: the same pointer
+ * where nothing below changed, else new nodes on the path to each replaced
+ * scan (a deep copy below a node of a type flat_copy does not know).
+ */
+static Plan *
+replace_scans(Plan *plan, Replacement *r)
+{
+	Plan	   *left;
+	Plan	   *right;
+	Plan	   *copy;
+	List	   *children = NIL;
+	List	   *new_children;
+
+	if (plan == NULL)
+		return NULL;
+	check_stack_depth();
+	switch (nodeTag(plan))
+	{
+		case T_SeqScan:
+		case T_IndexScan:
+		case T_IndexOnlyScan:
+		case T_BitmapHeapScan:
+		case T_TidScan:
+		case T_TidRangeScan:
+		case T_ForeignScan:
+			if (bms_is_member(plan->plan_node_id, r->ids))
+				return make_skipped((Scan *) plan, keys_of(r, plan->plan_node_id));
+			return plan;
+		case T_Append:
+			children = ((Append *) plan)->appendplans;
+			break;
+		case T_MergeAppend:
+			children = ((MergeAppend *) plan)->mergeplans;
+			break;
+		case T_CustomScan:
+			children = ((CustomScan *) plan)->custom_plans;
+			break;
+		case T_SubqueryScan:
+			children = list_make1(((SubqueryScan *) plan)->subplan);
+			break;
+		default:
+			break;
+	}
+	new_children = replace_in_list(children, r);
+	left = replace_scans(plan->lefttree, r);
+	right = replace_scans(plan->righttree, r);
+	if (new_children == children && left == plan->lefttree && right == plan->righttree)
+		return plan;
+	copy = flat_copy(plan);
+	if (copy == NULL)
+	{
+		/* a node of another type: a deep copy, then the replacement in it */
+		Plan	   *deep = copyObject(plan);
+
+		deep->lefttree = left;
+		deep->righttree = right;
+		return deep;
+	}
+	copy->lefttree = left;
+	copy->righttree = right;
+	switch (nodeTag(copy))
+	{
+		case T_Append:
+			((Append *) copy)->appendplans = new_children;
+			break;
+		case T_MergeAppend:
+			((MergeAppend *) copy)->mergeplans = new_children;
+			break;
+		case T_CustomScan:
+			((CustomScan *) copy)->custom_plans = new_children;
+			break;
+		case T_SubqueryScan:
+			((SubqueryScan *) copy)->subplan = linitial(new_children);
+			break;
+		default:
+			break;
+	}
+	return copy;
+}
+
+/* ---------------------------------------------------------------------
+ * Planning: the candidates
+ *
+ * A candidate is a List: plan_node_id, summary_id, leaf, key names (a
+ * String), then per key attribute a List (fixed, value type, collation,
+ * sources), where each source is a List (is_array, expression) and the
+ * expression a Const, an external Param or an ArrayExpr of those.
+ * --------------------------------------------------------------------- */
+
+typedef struct PlanWalk
+{
+	PlannedStmt *stmt;
+	SummaryPlanState state;
+	List	   *candidates;
+} PlanWalk;
+
+/* The table column a Var of the scan stands for, or InvalidAttrNumber. */
+static AttrNumber
+scan_column(Scan *scan, Node *node)
+{
+	Var		   *var;
+	List	   *tlist = NIL;
+
+	while (node && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	if (node == NULL || !IsA(node, Var))
+		return InvalidAttrNumber;
+	var = (Var *) node;
+	if (var->varlevelsup != 0)
+		return InvalidAttrNumber;
+	if (var->varno == INDEX_VAR)
+	{
+		TargetEntry *tle;
+
+		if (IsA(scan, IndexOnlyScan))
+			tlist = ((IndexOnlyScan *) scan)->indextlist;
+		else if (IsA(scan, ForeignScan))
+			tlist = ((ForeignScan *) scan)->fdw_scan_tlist;
+		tle = var->varattno >= 1 && var->varattno <= list_length(tlist)
+			? list_nth(tlist, var->varattno - 1) : NULL;
+		if (tle == NULL)
+			return InvalidAttrNumber;
+		return scan_column(scan, (Node *) tle->expr);
+	}
+	if ((Index) var->varno != scan->scanrelid)
+		return InvalidAttrNumber;
+	return var->varattno;
+}
+
+/* A value known at executor start: a Const or an external parameter. */
+static bool
+is_start_value(Node *node)
+{
+	return IsA(node, Const) ||
+		(IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXTERN);
+}
+
+/*
+ * True if opno is the equality of the key column's hash opfamily (so a
+ * value equal to the column's hashes as the column's value does), and
+ * equality under the operator's collation implies equality under the
+ * column's, under which the filter was built.
+ */
+static bool
+fixing_operator(Oid opno, Oid inputcollid, Oid coltype, Oid colcollation)
+{
+	TypeCacheEntry *tc = lookup_type_cache(coltype, TYPECACHE_HASH_OPFAMILY);
+
+	if (!OidIsValid(tc->hash_opf) || !op_in_opfamily(opno, tc->hash_opf) ||
+		get_op_opfamily_strategy(opno, tc->hash_opf) != HTEqualStrategyNumber)
+		return false;
+	return !OidIsValid(inputcollid) || inputcollid == colcollation ||
+		get_collation_isdeterministic(inputcollid);
+}
+
+/*
+ * The sources (see above) of a qual fixing column attno of the scan, and
+ * the values' type, or NIL.
+ */
+static List *
+fixing_sources(Scan *scan, Node *qual, AttrNumber attno, Oid coltype, Oid colcollation,
+			   Oid *valtype)
+{
+	if (IsA(qual, OpExpr) && list_length(((OpExpr *) qual)->args) == 2)
+	{
+		OpExpr	   *op = (OpExpr *) qual;
+		Node	   *l = linitial(op->args);
+		Node	   *r = lsecond(op->args);
+		Node	   *value;
+
+		if (scan_column(scan, l) == attno)
+			value = r;
+		else if (scan_column(scan, r) == attno)
+			value = l;
+		else
+			return NIL;
+		while (IsA(value, RelabelType))
+			value = (Node *) ((RelabelType *) value)->arg;
+		if (!is_start_value(value) ||
+			!fixing_operator(op->opno, op->inputcollid, coltype, colcollation))
+			return NIL;
+		*valtype = exprType(value);
+		return list_make1(list_make2(makeInteger(0), value));
+	}
+	if (IsA(qual, ScalarArrayOpExpr))
+	{
+		ScalarArrayOpExpr *saop = (ScalarArrayOpExpr *) qual;
+		Node	   *array = lsecond(saop->args);
+		List	   *sources = NIL;
+		ListCell   *lc;
+
+		if (!saop->useOr || scan_column(scan, linitial(saop->args)) != attno ||
+			!fixing_operator(saop->opno, saop->inputcollid, coltype, colcollation))
+			return NIL;
+		if (is_start_value(array))
+		{
+			*valtype = get_element_type(exprType(array));
+			return OidIsValid(*valtype) ? list_make1(list_make2(makeInteger(1), array)) : NIL;
+		}
+		if (!IsA(array, ArrayExpr) || ((ArrayExpr *) array)->multidims)
+			return NIL;
+		*valtype = ((ArrayExpr *) array)->element_typeid;
+		foreach(lc, ((ArrayExpr *) array)->elements)
+		{
+			Node	   *e = lfirst(lc);
+
+			while (IsA(e, RelabelType))
+				e = (Node *) ((RelabelType *) e)->arg;
+			if (!is_start_value(e) || exprType(e) != *valtype)
+				return NIL;
+			sources = lappend(sources, list_make2(makeInteger(0), e));
+		}
+		return sources;
+	}
+	return NIL;
+}
+
+/* The quals of a scan that restrict its rows (implicit AND). */
+static List *
+scan_quals(Scan *scan)
+{
+	List	   *quals = scan->plan.qual;
+
+	if (IsA(scan, IndexScan))
+		quals = list_concat_copy(quals, ((IndexScan *) scan)->indexqualorig);
+	else if (IsA(scan, IndexOnlyScan))
+		quals = list_concat_copy(quals, ((IndexOnlyScan *) scan)->recheckqual);
+	else if (IsA(scan, BitmapHeapScan))
+		quals = list_concat_copy(quals, ((BitmapHeapScan *) scan)->bitmapqualorig);
+	else if (IsA(scan, ForeignScan))
+		quals = list_concat_copy(quals, ((ForeignScan *) scan)->fdw_recheck_quals);
+	return quals;
+}
+
+/* The candidate of the scan under summary s, or NULL if no key is fixed. */
+static List *
+candidate_for(Scan *scan, Oid leaf, SummaryOfLeaf *s, List *quals)
+{
+	List	   *attrs = NIL;
+	bool		any_fixed = false;
+	StringInfoData keys;
+
+	initStringInfo(&keys);
+	for (int k = 0; k < s->nkeys; k++)
+	{
+		List	   *sources = NIL;
+		Oid			valtype = InvalidOid;
+		ListCell   *lc;
+
+		foreach(lc, quals)
+		{
+			sources = fixing_sources(scan, lfirst(lc), s->attnos[k], s->types[k],
+									 s->collations[k], &valtype);
+			if (sources != NIL)
+				break;
+		}
+		any_fixed |= sources != NIL;
+		attrs = lappend(attrs, list_make4(makeInteger(sources != NIL),
+										  makeInteger((int) valtype),
+										  makeInteger((int) s->collations[k]), sources));
+		if (sources != NIL)
+			appendStringInfo(&keys, "%s%s", keys.len > 0 ? ", " : "",
+							 get_attname(leaf, s->attnos[k], false));
+	}
+	if (!any_fixed)
+		return NIL;
+	return list_concat(list_make4(makeInteger(scan->plan.plan_node_id),
+								  makeInteger(s->summary_id), makeInteger((int) leaf),
+								  makeString(keys.data)),
+					   attrs);
+}
+
+static bool
+find_candidates(Scan *scan, void *arg)
+{
+	PlanWalk   *walk = arg;
+	RangeTblEntry *rte;
+	List	   *summaries;
+	List	   *quals;
+	ListCell   *lc;
+
+	if (scan->scanrelid == 0 || scan->scanrelid > list_length(walk->stmt->rtable))
+		return false;
+	rte = rt_fetch(scan->scanrelid, walk->stmt->rtable);
+	if (rte->rtekind != RTE_RELATION || !get_rel_relispartition(rte->relid))
+		return false;
+	summaries = summaries_of_leaf(&walk->state, rte->relid);
+	if (summaries == NIL)
+		return false;
+	quals = scan_quals(scan);
+	foreach(lc, summaries)
+	{
+		List	   *c = candidate_for(scan, rte->relid, lfirst(lc), quals);
+
+		if (c != NIL)
+			walk->candidates = lappend(walk->candidates, c);
+	}
+	return true;
+}
+
+/* The plan wrapped in the marker listing the candidates. */
+static Plan *
+make_marker(Plan *top, List *candidates)
+{
+	CustomScan *marker = makeNode(CustomScan);
+
+	marker->scan.plan.startup_cost = top->startup_cost;
+	marker->scan.plan.total_cost = top->total_cost;
+	marker->scan.plan.plan_rows = top->plan_rows;
+	marker->scan.plan.plan_width = top->plan_width;
+	marker->scan.plan.parallel_safe = top->parallel_safe;
+	marker->scan.plan.plan_node_id = -1;
+	/* what a portal reads of the plan before the executor starts */
+	marker->scan.plan.targetlist = top->targetlist;
+	if (ExecSupportsBackwardScan(top))
+		marker->flags |= CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
+	marker->custom_plans = list_make1(top);
+	marker->custom_private = candidates;
+	marker->methods = &marker_methods;
+	return (Plan *) marker;
+}
+
+static PlannedStmt *
+summary_planner(Query *parse, const char *query_string, int cursorOptions,
+				ParamListInfo boundParams)
+{
+	PlannedStmt *stmt;
+	PlanWalk	walk;
+	ListCell   *lc;
+
+	if (prev_planner_hook)
+		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	else
+		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
+
+	if (!enable_summary_pruning || stmt->commandType != CMD_SELECT ||
+		stmt->hasModifyingCTE || !summary_catalog_installed())
+		return stmt;
+	memset(&walk, 0, sizeof(walk));
+	walk.stmt = stmt;
+	walk_scans(stmt->planTree, find_candidates, &walk);
+	foreach(lc, stmt->subplans)
+		walk_scans(lfirst(lc), find_candidates, &walk);
+	if (walk.candidates != NIL)
+		stmt->planTree = make_marker(stmt->planTree, walk.candidates);
+	return stmt;
+}
+
+/* ---------------------------------------------------------------------
+ * Executor start: the values, the decisions, the plan to run
+ * --------------------------------------------------------------------- */
+
+/* Adds the non-null values of one source; false if it has no value yet. */
+static bool
+add_source_values(Node *expr, bool is_array, Oid valtype, ParamListInfo params,
+				  List **values)
+{
+	Datum		value;
+	bool		isnull;
+	Oid			type;
+
+	if (IsA(expr, ArrayExpr))
+		return false;
+	if (IsA(expr, Const))
+	{
+		value = ((Const *) expr)->constvalue;
+		isnull = ((Const *) expr)->constisnull;
+		type = ((Const *) expr)->consttype;
+	}
+	else
+	{
+		Param	   *param = (Param *) expr;
+		ParamExternData workspace;
+		ParamExternData *prm;
+
+		if (params == NULL || param->paramid <= 0 || param->paramid > params->numParams)
+			return false;
+		if (params->paramFetch != NULL)
+			prm = params->paramFetch(params, param->paramid, false, &workspace);
+		else
+			prm = &params->params[param->paramid - 1];
+		if (prm == NULL || !OidIsValid(prm->ptype) || prm->ptype != param->paramtype)
+			return false;
+		value = prm->value;
+		isnull = prm->isnull;
+		type = prm->ptype;
+	}
+	if (isnull)
+		return true;			/* equal to nothing */
+	if (is_array)
+	{
+		ArrayType  *arr = DatumGetArrayTypeP(value);
+		int16		elmlen;
+		bool		elmbyval;
+		char		elmalign;
+		Datum	   *elems;
+		bool	   *nulls;
+		int			n;
+
+		if (ARR_ELEMTYPE(arr) != valtype)
+			return false;
+		get_typlenbyvalalign(valtype, &elmlen, &elmbyval, &elmalign);
+		deconstruct_array(arr, valtype, elmlen, elmbyval, elmalign, &elems, &nulls, &n);
+		for (int i = 0; i < n; i++)
+			if (!nulls[i])
+				*values = lappend(*values, (void *) DatumGetPointer(elems[i]));
+		return true;
+	}
+	if (type != valtype)
+		return false;
+	*values = lappend(*values, (void *) DatumGetPointer(value));
+	return true;
+}
+
+/* The probe of a candidate with this execution's values, or NULL. */
+static SummaryProbe *
+probe_of(List *candidate, ParamListInfo params)
+{
+	SummaryProbe *p = palloc0(sizeof(SummaryProbe));
+	int			k = 0;
+	double		combinations = 1;
+	ListCell   *lc;
+
+	p->summary_id = intVal(lsecond(candidate));
+	p->leaf = (Oid) intVal(lthird(candidate));
+	for_each_from(lc, candidate, 4)
+	{
+		List	   *attr = lfirst(lc);
+		ListCell   *s;
+		List	   *values = NIL;
+
+		if (k >= SUMMARY_MAX_KEYS)
+			return NULL;
+		p->fixed[k] = intVal(linitial(attr)) != 0;
+		p->valtypes[k] = (Oid) intVal(lsecond(attr));
+		p->collations[k] = (Oid) intVal(lthird(attr));
+		if (p->fixed[k])
+		{
+			foreach(s, (List *) lfourth(attr))
+			{
+				List	   *source = lfirst(s);
+
+				if (!add_source_values(lsecond(source), intVal(linitial(source)) != 0,
+									   p->valtypes[k], params, &values))
+					return NULL;
+			}
+			p->nvalues[k] = list_length(values);
+			p->values[k] = palloc(sizeof(Datum) * Max(1, p->nvalues[k]));
+			for (int i = 0; i < p->nvalues[k]; i++)
+				p->values[k][i] = PointerGetDatum(list_nth(values, i));
+			combinations *= p->nvalues[k];
+		}
+		k++;
+	}
+	p->nkeys = k;
+	if (combinations > SUMMARY_MAX_PROBES)
+		return NULL;
+	return p;
+}
+
+/*
+ * The statement to run: the marker removed, and, if pruning is on, each
+ * candidate scan the summary rules out replaced by an empty node.
+ */
+static PlannedStmt *
+decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
+{
+	CustomScan *marker = (CustomScan *) stmt->planTree;
+	PlannedStmt *result = makeNode(PlannedStmt);
+	Replacement r;
+	List	   *probes = NIL;
+	List	   *candidates = NIL;
+	ListCell   *lc;
+	ListCell   *lp;
+
+	memcpy(result, stmt, sizeof(PlannedStmt));
+	result->planTree = linitial(marker->custom_plans);
+	if (!enable_summary_pruning || queryDesc->snapshot == InvalidSnapshot)
+		return result;
+	foreach(lc, marker->custom_private)
+	{
+		SummaryProbe *p = probe_of(lfirst(lc), queryDesc->params);
+
+		if (p != NULL)
+		{
+			probes = lappend(probes, p);
+			candidates = lappend(candidates, lfirst(lc));
+		}
+	}
+	summary_decide(probes, queryDesc->snapshot);
+	memset(&r, 0, sizeof(r));
+	forboth(lc, candidates, lp, probes)
+	{
+		List	   *c = lfirst(lc);
+		int			id = intVal(linitial(c));
+
+		if (!((SummaryProbe *) lfirst(lp))->prune || bms_is_member(id, r.ids))
+			continue;
+		r.ids = bms_add_member(r.ids, id);
+		r.ordered_ids = lappend_int(r.ordered_ids, id);
+		r.keys = lappend(r.keys, lfourth(c));
+	}
+	if (r.ids == NULL)
+		return result;
+	result->planTree = replace_scans(result->planTree, &r);
+	result->subplans = NIL;
+	foreach(lc, stmt->subplans)
+		result->subplans = lappend(result->subplans, replace_scans(lfirst(lc), &r));
+	return result;
+}
+
+static void
+summary_executor_start(QueryDesc *queryDesc, int eflags)
+{
+	PlannedStmt *stmt = queryDesc->plannedstmt;
+
+	if (stmt != NULL && stmt->planTree != NULL && IsA(stmt->planTree, CustomScan) &&
+		((CustomScan *) stmt->planTree)->methods == &marker_methods)
+		queryDesc->plannedstmt = decided_statement(stmt, queryDesc);
+	if (prev_executor_start)
+		prev_executor_start(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+}
+
+void
+summary_prune_init(void)
+{
+	DefineCustomBoolVariable("bloomfilter.enable_summary_pruning",
+							 "Skips the partitions a managed summary rules out for the key values of a query.",
+							 "Decided at executor start, under the query's snapshot: doc/summaries.md.",
+							 &enable_summary_pruning, true, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	RegisterCustomScanMethods(&marker_methods);
+	RegisterCustomScanMethods(&skipped_methods);
+	prev_planner_hook = planner_hook;
+	planner_hook = summary_planner;
+	prev_executor_start = ExecutorStart_hook;
+	ExecutorStart_hook = summary_executor_start;
+}

@@ -1,0 +1,650 @@
+/*
+ * summary_prune_catalog.c
+ *	  The managed summaries' catalog as summary pruning reads it
+ *	  (summary_prune_internal.h): at planning, which summaries cover a leaf
+ *	  partition; at executor start, under the query's snapshot, whether a
+ *	  leaf may hold a key's values.
+ *
+ *	  The rule (doc/summaries.md): a leaf may be skipped for values V iff its
+ *	  bloom_summary_part row is trusted and neither that row's filter nor
+ *	  the filter of any bloom_summary_delta row of the same summary and leaf
+ *	  visible under the snapshot may hold a value of V.  A leaf without a
+ *	  part row, or with an untrusted one, is kept, and its filter is never
+ *	  read.  Part rows and deltas are read at every executor start; only the
+ *	  detoasted filters are kept per backend, keyed by the identity of the
+ *	  row version that holds them (relation, ctid, xmin), which no later
+ *	  version of the row shares.
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/relscan.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_index.h"
+#include "miscadmin.h"
+#include "storage/itemptr.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "pg_compat.h"
+#include "core/multibloom.h"
+#include "planner/extension_objects.h"
+#include "planner/summary_prune_internal.h"
+#include "types/bloomfilter.h"
+#include "types/multibloom.h"
+
+/* The detoasted filters kept per backend: dropped all at once past this. */
+#define FILTER_CACHE_MAX_BYTES	((Size) 256 * 1024 * 1024)
+
+/* Up to this many leaves of one summary are looked up one by one. */
+#define POINT_LOOKUPS_MAX	8
+
+/* ---------------------------------------------------------------------
+ * The catalog's relations, found in the extension's schema
+ * --------------------------------------------------------------------- */
+
+typedef struct SummaryCatalog
+{
+	uint64		version;		/* extension_objects_version() when found */
+	bool		installed;
+	Oid			def_rel;
+	Oid			part_rel;
+	Oid			delta_rel;
+	Oid			part_index;		/* on (summary_id, partition), or Invalid */
+	Oid			delta_index;
+	bool		indexes_known;
+} SummaryCatalog;
+
+static SummaryCatalog catalog;
+
+bool
+summary_catalog_installed(void)
+{
+	Oid			schema;
+
+	if (catalog.version == extension_objects_version() && catalog.version != 0)
+		return catalog.installed;
+	memset(&catalog, 0, sizeof(catalog));
+	catalog.version = extension_objects_version();
+	schema = extension_schema();
+	if (!OidIsValid(schema))
+		return false;
+	catalog.def_rel = get_relname_relid("bloom_summary_def", schema);
+	catalog.part_rel = get_relname_relid("bloom_summary_part", schema);
+	catalog.delta_rel = get_relname_relid("bloom_summary_delta", schema);
+	catalog.installed = OidIsValid(catalog.def_rel) && OidIsValid(catalog.part_rel) &&
+		OidIsValid(catalog.delta_rel);
+	return catalog.installed;
+}
+
+/* An index of rel whose first two columns are attributes 1 and 2, or Invalid. */
+static Oid
+index_on_id_and_partition(Relation rel)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	Oid			found = InvalidOid;
+
+	foreach(lc, indexes)
+	{
+		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Form_pg_index index;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		index = (Form_pg_index) GETSTRUCT(tup);
+		if (index->indnkeyatts >= 2 && index->indkey.values[0] == 1 &&
+			index->indkey.values[1] == 2 && index->indisvalid &&
+			heap_attisnull(tup, Anum_pg_index_indpred, NULL))
+			found = index->indexrelid;
+		ReleaseSysCache(tup);
+		if (OidIsValid(found))
+			break;
+	}
+	list_free(indexes);
+	return found;
+}
+
+/* ---------------------------------------------------------------------
+ * Planning: the summaries of a leaf
+ * --------------------------------------------------------------------- */
+
+/* One row of bloom_summary_def. */
+typedef struct SummaryDefRow
+{
+	int32		summary_id;
+	Oid			parent;
+	int			nkeys;
+	char	   *keys[SUMMARY_MAX_KEYS];
+} SummaryDefRow;
+
+/* The rows of bloom_summary_def visible now (a small table: one per summary). */
+static List *
+load_defs(void)
+{
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *defs = NIL;
+
+	if (!ActiveSnapshotSet())
+		return NIL;
+	rel = table_open(catalog.def_rel, AccessShareLock);
+	scan = systable_beginscan(rel, InvalidOid, false, GetActiveSnapshot(), 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull[3];
+		Datum		values[3];
+		SummaryDefRow *def;
+		Datum	   *names;
+		bool	   *namenulls;
+		int			n;
+
+		if (RelationGetDescr(rel)->natts < 3)
+			break;
+		values[0] = heap_getattr(tup, 1, RelationGetDescr(rel), &isnull[0]);
+		values[1] = heap_getattr(tup, 2, RelationGetDescr(rel), &isnull[1]);
+		values[2] = heap_getattr(tup, 3, RelationGetDescr(rel), &isnull[2]);
+		if (isnull[0] || isnull[1] || isnull[2])
+			continue;
+		deconstruct_array(DatumGetArrayTypeP(values[2]), NAMEOID, NAMEDATALEN, false,
+						  TYPALIGN_CHAR, &names, &namenulls, &n);
+		if (n < 1 || n > SUMMARY_MAX_KEYS)
+			continue;
+		def = palloc0(sizeof(SummaryDefRow));
+		def->summary_id = DatumGetInt32(values[0]);
+		def->parent = DatumGetObjectId(values[1]);
+		def->nkeys = n;
+		for (int i = 0; i < n; i++)
+			def->keys[i] = namenulls[i] ? NULL : pstrdup(NameStr(*DatumGetName(names[i])));
+		defs = lappend(defs, def);
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return defs;
+}
+
+/*
+ * The ancestors of a partition, cached per backend.  An entry is dropped
+ * when the partition's relcache entry is invalidated (ATTACH, DETACH); an
+ * entry left stale by a change higher up only costs a probe: whether a
+ * leaf may be skipped depends on its own part row alone.
+ */
+typedef struct AncestorsEntry
+{
+	Oid			relid;			/* hash key */
+	List	   *ancestors;		/* in ancestors_cxt */
+} AncestorsEntry;
+
+static HTAB *ancestors_cache = NULL;
+static MemoryContext ancestors_cxt = NULL;
+
+static void
+ancestors_invalidate(Datum arg, Oid relid)
+{
+	if (ancestors_cache == NULL)
+		return;
+	if (!OidIsValid(relid))
+	{
+		hash_destroy(ancestors_cache);
+		ancestors_cache = NULL;
+		MemoryContextReset(ancestors_cxt);
+		return;
+	}
+	/* the list's few cells stay in ancestors_cxt until the next reset */
+	hash_search(ancestors_cache, &relid, HASH_REMOVE, NULL);
+}
+
+static List *
+ancestors_of(Oid relid)
+{
+	AncestorsEntry *entry;
+	bool		found;
+
+	if (ancestors_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		if (ancestors_cxt == NULL)
+		{
+			ancestors_cxt = AllocSetContextCreate(TopMemoryContext,
+												  "bloomfilter summary ancestors",
+												  ALLOCSET_SMALL_SIZES);
+			CacheRegisterRelcacheCallback(ancestors_invalidate, (Datum) 0);
+		}
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(AncestorsEntry);
+		ctl.hcxt = ancestors_cxt;
+		ancestors_cache = hash_create("bloomfilter summary ancestors", 256, &ctl,
+									  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	entry = hash_search(ancestors_cache, &relid, HASH_FIND, NULL);
+	if (entry != NULL)
+		return entry->ancestors;
+	{
+		List	   *found_list = get_partition_ancestors(relid);
+		MemoryContext old = MemoryContextSwitchTo(ancestors_cxt);
+		List	   *copy = list_copy(found_list);
+
+		MemoryContextSwitchTo(old);
+		/* the lookup may have accepted invalidations: enter it afterwards */
+		if (ancestors_cache == NULL)
+			return found_list;
+		entry = hash_search(ancestors_cache, &relid, HASH_ENTER, &found);
+		entry->ancestors = copy;
+		return found_list;
+	}
+}
+
+List *
+summaries_of_leaf(SummaryPlanState *state, Oid leaf)
+{
+	List	   *result = NIL;
+	List	   *ancestors;
+	ListCell   *lc;
+
+	if (!state->loaded)
+	{
+		state->defs = load_defs();
+		state->loaded = true;
+	}
+	if (state->defs == NIL)
+		return NIL;
+	ancestors = ancestors_of(leaf);
+	foreach(lc, state->defs)
+	{
+		SummaryDefRow *def = lfirst(lc);
+		SummaryOfLeaf *s;
+		bool		ok = true;
+
+		if (!list_member_oid(ancestors, def->parent))
+			continue;
+		s = palloc0(sizeof(SummaryOfLeaf));
+		s->summary_id = def->summary_id;
+		s->nkeys = def->nkeys;
+		for (int i = 0; i < def->nkeys && ok; i++)
+		{
+			int32		typmod;
+
+			s->attnos[i] = def->keys[i] ? get_attnum(leaf, def->keys[i]) : InvalidAttrNumber;
+			if (s->attnos[i] == InvalidAttrNumber)
+				ok = false;
+			else
+				get_atttypetypmodcoll(leaf, s->attnos[i], &s->types[i], &typmod,
+									  &s->collations[i]);
+		}
+		if (ok)
+			result = lappend(result, s);
+		else
+			pfree(s);
+	}
+	return result;
+}
+
+/* ---------------------------------------------------------------------
+ * The detoasted filters, per backend
+ * --------------------------------------------------------------------- */
+
+typedef struct FilterKey
+{
+	Oid			rel;
+	ItemPointerData tid;
+	TransactionId xmin;
+	AttrNumber	attno;
+} FilterKey;
+
+typedef struct FilterEntry
+{
+	FilterKey	key;			/* hash key */
+	const void *filter;			/* checked, in filter_cxt */
+} FilterEntry;
+
+static HTAB *filter_cache = NULL;
+static MemoryContext filter_cxt = NULL;
+static Size filter_bytes = 0;
+
+static void
+filter_cache_reset(void)
+{
+	if (filter_cache != NULL)
+		hash_destroy(filter_cache);
+	filter_cache = NULL;
+	if (filter_cxt != NULL)
+		MemoryContextReset(filter_cxt);
+	filter_bytes = 0;
+}
+
+/*
+ * The filter in attribute attno of the tuple (not null), detoasted and
+ * checked once per row version.
+ */
+static const void *
+cached_filter(Relation rel, HeapTuple tup, AttrNumber attno, Datum raw,
+			  const FilterType *type)
+{
+	FilterKey	key;
+	FilterEntry *entry;
+	bool		found;
+	MemoryContext old;
+	struct varlena *copy;
+
+	if (filter_cxt == NULL)
+		filter_cxt = AllocSetContextCreate(TopMemoryContext, "bloomfilter summary filters",
+										   ALLOCSET_DEFAULT_SIZES);
+	if (filter_bytes > FILTER_CACHE_MAX_BYTES)
+		filter_cache_reset();
+	if (filter_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(FilterKey);
+		ctl.entrysize = sizeof(FilterEntry);
+		ctl.hcxt = filter_cxt;
+		filter_cache = hash_create("bloomfilter summary filters", 1024, &ctl,
+								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	memset(&key, 0, sizeof(key));
+	key.rel = RelationGetRelid(rel);
+	key.tid = tup->t_self;
+	key.xmin = HeapTupleHeaderGetRawXmin(tup->t_data);
+	key.attno = attno;
+	entry = hash_search(filter_cache, &key, HASH_FIND, NULL);
+	if (entry != NULL)
+		return entry->filter;
+
+	old = MemoryContextSwitchTo(filter_cxt);
+	copy = pg_detoast_datum_copy((struct varlena *) DatumGetPointer(raw));
+	MemoryContextSwitchTo(old);
+	/* an ERROR here (a damaged filter) leaves copy to the next reset */
+	(void) filter_from_datum(PointerGetDatum(copy), type);
+	entry = hash_search(filter_cache, &key, HASH_ENTER, &found);
+	entry->filter = copy;
+	filter_bytes += VARSIZE(copy);
+	return copy;
+}
+
+/* ---------------------------------------------------------------------
+ * Executor start: the decisions
+ * --------------------------------------------------------------------- */
+
+/* Where a probe stands while the catalog is read. */
+typedef enum ProbeState
+{
+	PROBE_NO_PART_ROW = 0,		/* kept unless a trusted part row turns up */
+	PROBE_KEEP,					/* may hold a value, or not trusted */
+	PROBE_PENDING				/* absent from the part filter: deltas next */
+} ProbeState;
+
+typedef struct ProbeWork
+{
+	SummaryProbe *probe;
+	ProbeState	state;
+	BloomHasher *hashers[SUMMARY_MAX_KEYS];
+} ProbeWork;
+
+/* The hashers of one decision, shared by probes of the same value types. */
+typedef struct HasherSet
+{
+	int			n;
+	Oid			types[64];
+	Oid			collations[64];
+	BloomHasher *hashers[64];
+} HasherSet;
+
+static BloomHasher *
+hasher_for(HasherSet *set, Oid type, Oid collation)
+{
+	BloomHasher *h;
+
+	for (int i = 0; i < set->n; i++)
+		if (set->types[i] == type && set->collations[i] == collation)
+			return set->hashers[i];
+	h = palloc0(sizeof(BloomHasher));
+	bloom_hasher_init(h, type, collation, CurrentMemoryContext);
+	if (set->n < lengthof(set->types))
+	{
+		set->types[set->n] = type;
+		set->collations[set->n] = collation;
+		set->hashers[set->n] = h;
+		set->n++;
+	}
+	return h;
+}
+
+/* True if the bloom filter f may hold one of the probe's values. */
+static bool
+bloom_may_hold(ProbeWork *w, const BloomFilter *f)
+{
+	SummaryProbe *p = w->probe;
+
+	for (int v = 0; v < p->nvalues[0]; v++)
+		if (bf_contains_value(f, bloom_hasher_value_hash(w->hashers[0], p->values[0][v],
+														 f->seed, f->hash_scheme)))
+			return true;
+	return false;
+}
+
+/*
+ * True if the multibloom mb may hold one of the probe's combinations of
+ * values (attributes not fixed are wildcards).
+ */
+static bool
+multibloom_may_hold(ProbeWork *w, const MultiBloom *mb)
+{
+	SummaryProbe *p = w->probe;
+	uint8		scheme = mbf_hash_scheme(mb);
+	uint64		hashes[MULTIBLOOM_MAX_ATTRS];
+	bool		isnull[MULTIBLOOM_MAX_ATTRS];
+	int			index[SUMMARY_MAX_KEYS];
+
+	if (mb->nattrs != p->nkeys)
+		return true;
+	memset(index, 0, sizeof(index));
+	for (;;)
+	{
+		int			i;
+
+		for (i = 0; i < p->nkeys; i++)
+		{
+			isnull[i] = !p->fixed[i];
+			hashes[i] = isnull[i] ? 0
+				: bloom_hasher_value_hash(w->hashers[i], p->values[i][index[i]],
+										  mbf_attr_seed(i + 1), scheme);
+		}
+		if (mbf_query_row(mb, hashes, isnull))
+			return true;
+		/* the next combination, as an odometer over the fixed attributes */
+		for (i = 0; i < p->nkeys; i++)
+		{
+			if (!p->fixed[i])
+				continue;
+			if (++index[i] < p->nvalues[i])
+				break;
+			index[i] = 0;
+		}
+		if (i == p->nkeys)
+			return false;
+	}
+}
+
+/*
+ * The filter column of a row for this probe (filter for one key, mfilter
+ * for several): true if it may hold one of the probe's values.  A NULL
+ * filter may hold anything.
+ */
+static bool
+row_may_hold(ProbeWork *w, Relation rel, HeapTuple tup)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	AttrNumber	attno = w->probe->nkeys == 1 ? 3 : 4;
+	bool		isnull;
+	Datum		raw;
+
+	if (desc->natts < attno)
+		return true;
+	raw = heap_getattr(tup, attno, desc, &isnull);
+	if (isnull)
+		return true;
+	if (w->probe->nkeys == 1)
+		return bloom_may_hold(w, cached_filter(rel, tup, attno, raw, &bloom_type));
+	return multibloom_may_hold(w, cached_filter(rel, tup, attno, raw, &multibloom_type));
+}
+
+/* A part row: trusted (column 5) or not; only then its filter. */
+static void
+visit_part_row(ProbeWork *w, Relation rel, HeapTuple tup)
+{
+	bool		isnull;
+	Datum		trusted;
+
+	if (RelationGetDescr(rel)->natts < 5)
+	{
+		w->state = PROBE_KEEP;
+		return;
+	}
+	trusted = heap_getattr(tup, 5, RelationGetDescr(rel), &isnull);
+	if (isnull || !DatumGetBool(trusted) || w->state != PROBE_NO_PART_ROW)
+		w->state = PROBE_KEEP;	/* untrusted, or two rows: keep */
+	else if (row_may_hold(w, rel, tup))
+		w->state = PROBE_KEEP;
+	else
+		w->state = PROBE_PENDING;
+}
+
+static void
+visit_delta_row(ProbeWork *w, Relation rel, HeapTuple tup)
+{
+	if (w->state == PROBE_PENDING && row_may_hold(w, rel, tup))
+		w->state = PROBE_KEEP;
+}
+
+typedef void (*RowVisitor) (ProbeWork *w, Relation rel, HeapTuple tup);
+
+/*
+ * Calls visit for each row of rel visible under snapshot that belongs to
+ * (summary_id, the leaf of one of works): one index lookup per leaf for a
+ * few leaves, else one scan of the summary's rows.
+ */
+static void
+visit_rows(Relation rel, Oid index, Snapshot snapshot, int32 summary_id,
+		   ProbeWork **works, int nworks, RowVisitor visit, bool only_pending)
+{
+	ScanKeyData keys[2];
+	SysScanDesc scan;
+	HeapTuple	tup;
+	bool		point = nworks <= POINT_LOOKUPS_MAX && OidIsValid(index);
+
+	for (int i = 0; i < (point ? nworks : 1); i++)
+	{
+		if (point && only_pending && works[i]->state != PROBE_PENDING)
+			continue;
+		ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(summary_id));
+		if (point)
+			ScanKeyInit(&keys[1], 2, BTEqualStrategyNumber, F_OIDEQ,
+						ObjectIdGetDatum(works[i]->probe->leaf));
+		scan = systable_beginscan(rel, index, OidIsValid(index), snapshot, point ? 2 : 1, keys);
+		while (HeapTupleIsValid(tup = systable_getnext(scan)))
+		{
+			bool		isnull;
+			Oid			leaf = DatumGetObjectId(heap_getattr(tup, 2, RelationGetDescr(rel),
+															 &isnull));
+
+			if (isnull)
+				continue;
+			for (int j = point ? i : 0; j < (point ? i + 1 : nworks); j++)
+				if (works[j]->probe->leaf == leaf)
+					visit(works[j], rel, tup);
+		}
+		systable_endscan(scan);
+	}
+}
+
+/* Decides the probes of one summary. */
+static void
+decide_summary(Relation part, Relation delta, Snapshot snapshot, int32 summary_id,
+			   ProbeWork **works, int nworks)
+{
+	int			npending = 0;
+
+	visit_rows(part, catalog.part_index, snapshot, summary_id, works, nworks,
+			   visit_part_row, false);
+	for (int i = 0; i < nworks; i++)
+		npending += works[i]->state == PROBE_PENDING;
+	if (npending > 0)
+		visit_rows(delta, catalog.delta_index, snapshot, summary_id, works, nworks,
+				   visit_delta_row, true);
+	for (int i = 0; i < nworks; i++)
+		works[i]->probe->prune = works[i]->state == PROBE_PENDING;
+}
+
+void
+summary_decide(List *probes, Snapshot snapshot)
+{
+	Relation	part;
+	Relation	delta;
+	MemoryContext cxt;
+	MemoryContext old;
+	int			n = list_length(probes);
+	ProbeWork  *works;
+	ProbeWork **group;
+	bool	   *done;
+	HasherSet	hashers;
+
+	if (n == 0 || !summary_catalog_installed())
+		return;
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "bloomfilter summary decision",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	part = table_open(catalog.part_rel, AccessShareLock);
+	delta = table_open(catalog.delta_rel, AccessShareLock);
+	if (!catalog.indexes_known)
+	{
+		catalog.part_index = index_on_id_and_partition(part);
+		catalog.delta_index = index_on_id_and_partition(delta);
+		catalog.indexes_known = true;
+	}
+	works = palloc0(sizeof(ProbeWork) * n);
+	group = palloc(sizeof(ProbeWork *) * n);
+	done = palloc0(sizeof(bool) * n);
+	hashers.n = 0;
+	for (int i = 0; i < n; i++)
+	{
+		SummaryProbe *p = list_nth(probes, i);
+
+		works[i].probe = p;
+		p->prune = false;
+		for (int k = 0; k < p->nkeys; k++)
+			if (p->fixed[k])
+				works[i].hashers[k] = hasher_for(&hashers, p->valtypes[k], p->collations[k]);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		int			ngroup = 0;
+
+		if (done[i])
+			continue;
+		for (int j = i; j < n; j++)
+			if (!done[j] && works[j].probe->summary_id == works[i].probe->summary_id)
+			{
+				group[ngroup++] = &works[j];
+				done[j] = true;
+			}
+		decide_summary(part, delta, snapshot, works[i].probe->summary_id, group, ngroup);
+	}
+	table_close(delta, AccessShareLock);
+	table_close(part, AccessShareLock);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+}

@@ -1,0 +1,73 @@
+/*
+ * summary_prune_internal.h
+ *	  What the two halves of summary pruning share: summary_prune.c (the
+ *	  hooks, the quals that fix a key, the plan rewritten at executor start)
+ *	  and summary_prune_catalog.c (the managed summaries' catalog: which
+ *	  summaries cover a leaf, and whether a leaf may hold a key's values
+ *	  under the query's snapshot).
+ */
+#ifndef BLOOMFILTER_SUMMARY_PRUNE_INTERNAL_H
+#define BLOOMFILTER_SUMMARY_PRUNE_INTERNAL_H
+
+#include "nodes/pg_list.h"
+#include "utils/snapshot.h"
+
+#include "types/bloomfilter.h"
+
+/* A multibloom has at most this many attributes (core/multibloom.h). */
+#define SUMMARY_MAX_KEYS	8
+
+/* More combinations of values than this are not probed (no pruning). */
+#define SUMMARY_MAX_PROBES	4096
+
+/* One summary covering a leaf partition, as the planner needs it. */
+typedef struct SummaryOfLeaf
+{
+	int32		summary_id;
+	int			nkeys;			/* 1: bloom filters; more: multibloom */
+	AttrNumber	attnos[SUMMARY_MAX_KEYS];	/* the key columns in the leaf */
+	Oid			types[SUMMARY_MAX_KEYS];
+	Oid			collations[SUMMARY_MAX_KEYS];
+} SummaryOfLeaf;
+
+/*
+ * The summaries covering the leaf partition leaf (a list of SummaryOfLeaf,
+ * palloc'd), or NIL.  Reads the catalog of summaries at most once per
+ * planned statement (state is the caller's, zeroed before the first call).
+ */
+typedef struct SummaryPlanState
+{
+	bool		loaded;
+	List	   *defs;			/* SummaryDefRow *, from the catalog */
+} SummaryPlanState;
+
+extern bool summary_catalog_installed(void);
+extern List *summaries_of_leaf(SummaryPlanState *state, Oid leaf);
+
+/*
+ * A probe of one leaf under one summary: for each of the summary's key
+ * attributes, the values the scan's quals allow (fixed[i] false: any value,
+ * a wildcard of a multibloom probe).  Values are of type valtypes[i],
+ * hashed under collations[i] (the key column's).
+ */
+typedef struct SummaryProbe
+{
+	int32		summary_id;
+	Oid			leaf;
+	int			nkeys;
+	bool		fixed[SUMMARY_MAX_KEYS];
+	Oid			valtypes[SUMMARY_MAX_KEYS];
+	Oid			collations[SUMMARY_MAX_KEYS];
+	int			nvalues[SUMMARY_MAX_KEYS];
+	Datum	   *values[SUMMARY_MAX_KEYS];	/* non-null values only */
+	bool		prune;			/* the answer */
+} SummaryProbe;
+
+/*
+ * Decides each probe (SummaryProbe *) of the list: prune is set when the
+ * leaf's part row is trusted and neither its filter nor any delta visible
+ * under snapshot may hold one of the combinations of values.
+ */
+extern void summary_decide(List *probes, Snapshot snapshot);
+
+#endif							/* BLOOMFILTER_SUMMARY_PRUNE_INTERNAL_H */
