@@ -403,3 +403,598 @@ COMMENT ON FUNCTION @extschema@.bloom_contains_typed(@extschema@.bloom, anyeleme
 -- bits (the C function is the same; its results change for those values).
 COMMENT ON FUNCTION @extschema@.bloom_hash(anyelement, bigint) IS
 	'64-bit value hash that a new filter with this seed uses for value (hash scheme 3): the extended hash of the type''s default hash operator class, except that bigint, timestamps and the other 64-bit types are hashed in full beyond 32 bits';
+
+-- ---- managed summaries (sql/install/65_managed_summaries.sql) ----
+
+-- bloomfilter: managed summaries (doc/summaries.md).  One filter per leaf
+-- partition of a partitioned table, kept in the extension's own catalog:
+-- bloom_summary_def (one row per summary), bloom_summary_part (one row per
+-- leaf partition: its filter and whether it may be trusted) and
+-- bloom_summary_delta (the keys of writers' statements, not yet merged).
+-- Writers append delta rows; a merge or refresh folds them into the part
+-- row.  The planner skips a leaf P for values V iff P's part row is trusted
+-- and neither it nor any delta of P visible under the query's snapshot may
+-- contain a value of V.
+
+CREATE TABLE @extschema@.bloom_summary_def (
+	summary_id  integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	parent      regclass NOT NULL,
+	key_columns name[]   NOT NULL,
+	capacity    bigint   NOT NULL,
+	fpp         float8   NOT NULL,
+	UNIQUE (parent, key_columns));
+COMMENT ON TABLE @extschema@.bloom_summary_def IS
+	'managed summaries: one row per summarised (partitioned table, key columns); bloom filters for one key column, multibloom filters for several';
+
+CREATE TABLE @extschema@.bloom_summary_part (
+	summary_id  integer  NOT NULL REFERENCES @extschema@.bloom_summary_def ON DELETE CASCADE,
+	partition   regclass NOT NULL,
+	filter      @extschema@.bloom,
+	mfilter     @extschema@.multibloom,
+	trusted     boolean  NOT NULL DEFAULT false,
+	refreshed_at timestamptz,
+	PRIMARY KEY (summary_id, partition));
+COMMENT ON TABLE @extschema@.bloom_summary_part IS
+	'managed summaries: the filter of each leaf partition; a partition whose row is missing or not trusted is never skipped';
+
+CREATE TABLE @extschema@.bloom_summary_delta (
+	summary_id  integer  NOT NULL,
+	partition   regclass NOT NULL,
+	filter      @extschema@.bloom,
+	mfilter     @extschema@.multibloom,
+	nkeys       bigint   NOT NULL,
+	added_at    timestamptz NOT NULL DEFAULT now());
+CREATE INDEX ON @extschema@.bloom_summary_delta (summary_id, partition);
+COMMENT ON TABLE @extschema@.bloom_summary_delta IS
+	'managed summaries: the new keys of writers'' statements, one row per statement and partition, until a merge or refresh folds them into bloom_summary_part';
+
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.bloom_summary_def', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.bloom_summary_part', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.bloom_summary_delta', '');
+SELECT pg_catalog.pg_extension_config_dump('@extschema@.bloom_summary_def_summary_id_seq', '');
+
+-- ---- the write path (src/aggregates/summary_writer.c) ----
+
+CREATE FUNCTION @extschema@.bloom_summary_collect() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'bloom_summary_collect' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.bloom_summary_collect() IS
+	'row trigger of a managed summary (created by bloom_summary_create): collects the keys of the transaction''s new rows per leaf partition, written as one delta row per partition before commit';
+
+CREATE FUNCTION @extschema@.bloom_summary_may_manage(relation regclass) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_summary_may_manage' LANGUAGE C STABLE STRICT;
+COMMENT ON FUNCTION @extschema@.bloom_summary_may_manage(regclass) IS
+	'whether the caller of the summary management functions has the privileges of the relation''s owner';
+
+CREATE FUNCTION @extschema@.bloom_summary_unite(part @extschema@.bloom, delta @extschema@.bloom)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_summary_unite' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_summary_unite(@extschema@.bloom, @extschema@.bloom) IS
+	'part | delta, where delta may be the explicit list of a few keys and part a filter of a fixed shape (the list''s values are added to part, which keeps its shape); otherwise bloom_union';
+CREATE AGGREGATE @extschema@.bloom_summary_unite_agg(@extschema@.bloom) (
+	SFUNC = @extschema@.bloom_summary_unite,
+	STYPE = @extschema@.bloom
+);
+COMMENT ON AGGREGATE @extschema@.bloom_summary_unite_agg(@extschema@.bloom) IS
+	'bloom_summary_unite of the filters in order: a partition''s filter first (ORDER BY), then its deltas';
+
+-- The name of a summary's row trigger (on the parent, cloned onto every leaf).
+CREATE FUNCTION @extschema@.bloom_summary_trigger_name(summary_id integer) RETURNS name
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	RETURN pg_catalog.format('bloom_summary_%s', summary_id)::pg_catalog.name;
+
+-- Whether writes into the leaf partition reach the summary: the summary's
+-- trigger is there and fires always (also under session_replication_role =
+-- replica and in logical replication's apply).  Foreign tables never.
+CREATE FUNCTION @extschema@.bloom_summary_leaf_covered(summary_id integer, leaf regclass)
+	RETURNS boolean LANGUAGE sql STABLE STRICT
+	SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+	SELECT EXISTS (
+		SELECT 1 FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+		WHERE t.tgrelid = leaf::oid AND c.relkind = 'r'
+		  AND t.tgname = @extschema@.bloom_summary_trigger_name(summary_id)
+		  AND t.tgenabled = 'A');
+END;
+
+-- The empty filter of a summary's shape.
+CREATE FUNCTION @extschema@.bloom_summary_empty(summary_id integer,
+		OUT filter @extschema@.bloom, OUT mfilter @extschema@.multibloom)
+	LANGUAGE sql STABLE STRICT
+	SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+	SELECT CASE WHEN pg_catalog.cardinality(d.key_columns) = 1
+	            THEN @extschema@.bloom_empty(d.capacity, d.fpp) END,
+	       CASE WHEN pg_catalog.cardinality(d.key_columns) > 1
+	            THEN @extschema@.multibloom_empty(pg_catalog.cardinality(d.key_columns), d.capacity, d.fpp) END
+	FROM @extschema@.bloom_summary_def d WHERE d.summary_id = bloom_summary_empty.summary_id;
+END;
+
+-- The aggregate that builds a partition's filter: bloom_agg(k, capacity,
+-- fpp) or multibloom_agg_fixed(capacity, fpp, k1, k2, ...).
+CREATE FUNCTION @extschema@.bloom_summary_agg_sql(summary_id integer) RETURNS text
+	LANGUAGE sql STABLE STRICT
+	SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+	SELECT CASE WHEN pg_catalog.cardinality(d.key_columns) = 1
+	  THEN pg_catalog.format('%I.bloom_agg(%I, %s::bigint, %s::float8)', n.nspname,
+	                         d.key_columns[1], d.capacity, d.fpp)
+	  ELSE pg_catalog.format('%I.multibloom_agg_fixed(%s::bigint, %s::float8, %s)', n.nspname,
+	                         d.capacity, d.fpp,
+	                         (SELECT pg_catalog.string_agg(pg_catalog.quote_ident(k), ', ' ORDER BY o)
+	                          FROM pg_catalog.unnest(d.key_columns) WITH ORDINALITY AS u(k, o)))
+	  END
+	FROM @extschema@.bloom_summary_def d,
+	     pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace
+	WHERE d.summary_id = bloom_summary_agg_sql.summary_id AND e.extname = 'bloomfilter';
+END;
+
+-- The advisory lock of one partition of one summary, taken by merges
+-- (non-blocking) and refreshes (blocking).
+CREATE FUNCTION @extschema@.bloom_summary_lock_key(summary_id integer, leaf regclass) RETURNS bigint
+	LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+	RETURN (summary_id::bigint OPERATOR(pg_catalog.<<) 32) OPERATOR(pg_catalog.|) leaf::oid::bigint;
+
+-- Unites the partition's deltas visible to this statement's snapshot into
+-- its filter and deletes exactly those deltas, in one statement.  The
+-- caller holds the partition's advisory lock.  Leaves trusted as it is.
+-- Returns the number of deltas merged.
+CREATE FUNCTION @extschema@.bloom_summary_merge_locked(summary_id integer, leaf regclass) RETURNS bigint
+	LANGUAGE sql VOLATILE STRICT
+	SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+	WITH d AS (
+		DELETE FROM @extschema@.bloom_summary_delta x
+		WHERE x.summary_id = bloom_summary_merge_locked.summary_id AND x.partition = leaf
+		RETURNING x.filter, x.mfilter),
+	u AS (
+		UPDATE @extschema@.bloom_summary_part p
+		SET filter = CASE WHEN p.mfilter IS NULL THEN
+		                (SELECT @extschema@.bloom_summary_unite_agg(f.f ORDER BY f.o)
+		                 FROM (SELECT p.filter, 0 UNION ALL SELECT d.filter, 1 FROM d) AS f(f, o)) END,
+		    mfilter = CASE WHEN p.mfilter IS NOT NULL THEN
+		                (SELECT @extschema@.multibloom_union_agg(f.f)
+		                 FROM (SELECT p.mfilter UNION ALL SELECT d.mfilter FROM d) AS f(f)) END
+		WHERE p.summary_id = bloom_summary_merge_locked.summary_id AND p.partition = leaf
+		  AND EXISTS (SELECT 1 FROM d)
+		RETURNING 1)
+	SELECT pg_catalog.count(*) FROM d WHERE EXISTS (SELECT 1 FROM u);
+END;
+
+-- Called by writers (C) after writing a delta: merges the partition's
+-- deltas when they pass bloomfilter.summary_merge_deltas or
+-- bloomfilter.summary_merge_keys, if no one else is merging or refreshing
+-- it (pg_try_advisory_xact_lock: a writer never waits here).
+CREATE FUNCTION @extschema@.bloom_summary_merge_due(summary_id integer, leaf regclass) RETURNS boolean
+	LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	ndeltas bigint;
+	nkeys bigint;
+BEGIN
+	SELECT count(*), coalesce(sum(x.nkeys), 0) INTO ndeltas, nkeys
+	FROM @extschema@.bloom_summary_delta x
+	WHERE x.summary_id = bloom_summary_merge_due.summary_id AND x.partition = leaf;
+	IF ndeltas < 2 OR (ndeltas < current_setting('bloomfilter.summary_merge_deltas')::bigint
+	                   AND nkeys < current_setting('bloomfilter.summary_merge_keys')::bigint) THEN
+		RETURN false;
+	END IF;
+	IF NOT pg_try_advisory_xact_lock(@extschema@.bloom_summary_lock_key(summary_id, leaf)) THEN
+		RETURN false;
+	END IF;
+	PERFORM @extschema@.bloom_summary_merge_locked(summary_id, leaf);
+	RETURN true;
+END
+$$;
+REVOKE ALL ON FUNCTION @extschema@.bloom_summary_merge_due(integer, regclass) FROM PUBLIC;
+
+-- ---- the summary's trigger and its partitions ----
+
+-- Creates the summary's row trigger on the parent if it is missing, and
+-- makes it fire always on the parent and on every leaf (ALTER TABLE takes
+-- a SHARE ROW EXCLUSIVE lock: only when something must change).
+CREATE FUNCTION @extschema@.bloom_summary_ensure_trigger(summary_id integer) RETURNS void
+	LANGUAGE plpgsql VOLATILE STRICT
+	SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	d @extschema@.bloom_summary_def;
+	tg name := @extschema@.bloom_summary_trigger_name(summary_id);
+	rel regclass;
+BEGIN
+	SELECT * INTO STRICT d FROM @extschema@.bloom_summary_def x
+	WHERE x.summary_id = bloom_summary_ensure_trigger.summary_id;
+	IF NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = d.parent AND t.tgname = tg) THEN
+		EXECUTE format('CREATE TRIGGER %I AFTER INSERT OR UPDATE ON %s FOR EACH ROW '
+		               'EXECUTE FUNCTION @extschema@.bloom_summary_collect(%L, %s)',
+		               tg, d.parent, summary_id,
+		               (SELECT string_agg(quote_literal(k), ', ' ORDER BY o)
+		                FROM unnest(d.key_columns) WITH ORDINALITY AS u(k, o)));
+	END IF;
+	FOR rel IN
+		SELECT t.tgrelid::regclass FROM pg_trigger t
+		WHERE t.tgname = tg AND t.tgenabled <> 'A'
+		  AND t.tgrelid IN (SELECT p.relid FROM pg_partition_tree(d.parent) p)
+		ORDER BY t.tgrelid
+	LOOP
+		EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', rel, tg);
+	END LOOP;
+END
+$$;
+
+-- Recomputes one leaf's filter from its rows under one snapshot, deletes
+-- the deltas that snapshot sees (rows and deltas of a writer commit
+-- together: the filter holds the keys of every row it did not see
+-- deltas of) and marks it trusted if writes reach the summary.
+CREATE FUNCTION @extschema@.bloom_summary_refresh_leaf(summary_id integer, leaf regclass) RETURNS void
+	LANGUAGE plpgsql VOLATILE STRICT
+	SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	e record;
+	foreign_leaf boolean;
+BEGIN
+	SELECT c.relkind = 'f' INTO foreign_leaf FROM pg_class c WHERE c.oid = leaf;
+	e := @extschema@.bloom_summary_empty(summary_id);
+	IF foreign_leaf THEN
+		-- writers on the remote server bypass any trigger here
+		INSERT INTO @extschema@.bloom_summary_part AS p (summary_id, partition, filter, mfilter, trusted)
+		VALUES (summary_id, leaf, e.filter, e.mfilter, false)
+		ON CONFLICT ON CONSTRAINT bloom_summary_part_pkey DO UPDATE SET trusted = false;
+		RETURN;
+	END IF;
+	-- a concurrent ALTER TABLE ... DISABLE TRIGGER waits until this commits
+	EXECUTE format('LOCK TABLE %s IN SHARE UPDATE EXCLUSIVE MODE', leaf);
+	-- merges of this partition wait too (they only try the lock)
+	PERFORM pg_advisory_xact_lock(@extschema@.bloom_summary_lock_key(summary_id, leaf));
+	EXECUTE format(
+		'WITH d AS (DELETE FROM @extschema@.bloom_summary_delta x '
+		'           WHERE x.summary_id OPERATOR(pg_catalog.=) $1 AND x.partition OPERATOR(pg_catalog.=) $2), '
+		'     f AS (SELECT %s AS f FROM %s) '
+		'INSERT INTO @extschema@.bloom_summary_part AS p (summary_id, partition, %s, trusted, refreshed_at) '
+		'SELECT $1, $2, COALESCE(f.f, %s), $5, pg_catalog.now() FROM f '
+		'ON CONFLICT ON CONSTRAINT bloom_summary_part_pkey DO UPDATE '
+		'SET filter = EXCLUDED.filter, mfilter = EXCLUDED.mfilter, trusted = EXCLUDED.trusted, '
+		'    refreshed_at = EXCLUDED.refreshed_at',
+		@extschema@.bloom_summary_agg_sql(summary_id), leaf,
+		CASE WHEN e.filter IS NOT NULL THEN 'filter' ELSE 'mfilter' END,
+		CASE WHEN e.filter IS NOT NULL THEN '$3' ELSE '$4' END)
+	USING summary_id, leaf, e.filter, e.mfilter,
+	      @extschema@.bloom_summary_leaf_covered(summary_id, leaf);
+END
+$$;
+
+-- Brings a summary's part rows in line with the parent's leaves: rows of
+-- partitions no longer there go, a new leaf is summarised at once (its
+-- DDL holds a lock no writer gets past), a leaf whose writes no longer
+-- reach the summary (trigger disabled, not always enabled, dropped)
+-- becomes untrusted until the next refresh.  Run by the event triggers.
+CREATE FUNCTION @extschema@.bloom_summary_reconcile(summary_id integer) RETURNS void
+	LANGUAGE plpgsql VOLATILE STRICT
+	SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	d @extschema@.bloom_summary_def;
+	leaves oid[];
+	leaf regclass;
+BEGIN
+	SELECT * INTO d FROM @extschema@.bloom_summary_def x
+	WHERE x.summary_id = bloom_summary_reconcile.summary_id;
+	IF NOT FOUND THEN
+		RETURN;
+	END IF;
+	leaves := ARRAY(SELECT p.relid FROM pg_partition_tree(d.parent) p WHERE p.isleaf);
+	DELETE FROM @extschema@.bloom_summary_delta x
+	WHERE x.summary_id = d.summary_id AND x.partition::oid <> ALL (leaves);
+	DELETE FROM @extschema@.bloom_summary_part x
+	WHERE x.summary_id = d.summary_id AND x.partition::oid <> ALL (leaves);
+	UPDATE @extschema@.bloom_summary_part x SET trusted = false
+	WHERE x.summary_id = d.summary_id AND x.trusted
+	  AND NOT @extschema@.bloom_summary_leaf_covered(d.summary_id, x.partition);
+	FOR leaf IN
+		SELECT l.relid::regclass FROM unnest(leaves) AS l(relid)
+		WHERE NOT EXISTS (SELECT 1 FROM @extschema@.bloom_summary_part x
+		                  WHERE x.summary_id = d.summary_id AND x.partition = l.relid)
+		ORDER BY l.relid
+	LOOP
+		PERFORM @extschema@.bloom_summary_refresh_leaf(d.summary_id, leaf);
+	END LOOP;
+END
+$$;
+
+-- ---- event triggers: partitions created, attached, detached, dropped;
+-- ---- the summary's trigger disabled or dropped ----
+
+-- ddl_command_end: reconciles the summaries of every table the command
+-- touched (or whose trigger it touched), and of their ancestors.
+CREATE FUNCTION @extschema@.bloom_summary_ddl_end() RETURNS event_trigger
+	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	sid integer;
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM @extschema@.bloom_summary_def) THEN
+		RETURN;
+	END IF;
+	FOR sid IN
+		WITH touched AS (
+			SELECT c.objid AS relid FROM pg_event_trigger_ddl_commands() c
+			WHERE c.classid = 'pg_catalog.pg_class'::regclass
+			UNION
+			SELECT t.tgrelid FROM pg_event_trigger_ddl_commands() c
+			JOIN pg_trigger t ON t.oid = c.objid
+			WHERE c.classid = 'pg_catalog.pg_trigger'::regclass)
+		SELECT DISTINCT d.summary_id FROM @extschema@.bloom_summary_def d
+		WHERE d.parent::oid IN (SELECT relid FROM touched
+		                        UNION SELECT a.relid FROM touched,
+		                              LATERAL pg_partition_ancestors(touched.relid) a)
+		ORDER BY 1
+	LOOP
+		PERFORM @extschema@.bloom_summary_reconcile(sid);
+	END LOOP;
+END
+$$;
+
+-- sql_drop: a dropped parent drops its summaries; a dropped partition its
+-- rows; a dropped trigger (DROP TRIGGER on the parent) untrusts the leaves.
+CREATE FUNCTION @extschema@.bloom_summary_sql_drop() RETURNS event_trigger
+	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	sid integer;
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM @extschema@.bloom_summary_def) THEN
+		RETURN;
+	END IF;
+	DELETE FROM @extschema@.bloom_summary_def d
+	WHERE d.parent::oid IN (SELECT o.objid FROM pg_event_trigger_dropped_objects() o
+	                        WHERE o.classid = 'pg_catalog.pg_class'::regclass AND o.objsubid = 0);
+	DELETE FROM @extschema@.bloom_summary_delta x
+	WHERE x.partition::oid IN (SELECT o.objid FROM pg_event_trigger_dropped_objects() o
+	                           WHERE o.classid = 'pg_catalog.pg_class'::regclass AND o.objsubid = 0);
+	DELETE FROM @extschema@.bloom_summary_part x
+	WHERE x.partition::oid IN (SELECT o.objid FROM pg_event_trigger_dropped_objects() o
+	                           WHERE o.classid = 'pg_catalog.pg_class'::regclass AND o.objsubid = 0);
+	IF EXISTS (SELECT 1 FROM pg_event_trigger_dropped_objects() o
+	           WHERE o.classid = 'pg_catalog.pg_trigger'::regclass
+	              OR (o.classid = 'pg_catalog.pg_class'::regclass AND o.objsubid <> 0)) THEN
+		FOR sid IN SELECT d.summary_id FROM @extschema@.bloom_summary_def d ORDER BY 1 LOOP
+			PERFORM @extschema@.bloom_summary_reconcile(sid);
+		END LOOP;
+	END IF;
+END
+$$;
+
+CREATE EVENT TRIGGER bloom_summary_ddl_end ON ddl_command_end
+	EXECUTE FUNCTION @extschema@.bloom_summary_ddl_end();
+CREATE EVENT TRIGGER bloom_summary_sql_drop ON sql_drop
+	EXECUTE FUNCTION @extschema@.bloom_summary_sql_drop();
+-- also under session_replication_role = replica (pg_restore, replication tools)
+ALTER EVENT TRIGGER bloom_summary_ddl_end ENABLE ALWAYS;
+ALTER EVENT TRIGGER bloom_summary_sql_drop ENABLE ALWAYS;
+
+-- ---- the user's functions ----
+
+-- The summary of (parent, key columns), checked: the caller must own the parent.
+CREATE FUNCTION @extschema@.bloom_summary_find(parent regclass, key_columns name[]) RETURNS integer
+	LANGUAGE plpgsql STABLE STRICT
+	SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	sid integer;
+BEGIN
+	IF NOT @extschema@.bloom_summary_may_manage(parent) THEN
+		RAISE EXCEPTION 'must be owner of table %', parent
+			USING ERRCODE = 'insufficient_privilege';
+	END IF;
+	SELECT d.summary_id INTO sid FROM @extschema@.bloom_summary_def d
+	WHERE d.parent = bloom_summary_find.parent AND d.key_columns = bloom_summary_find.key_columns;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'table % has no bloom summary of (%)', parent, array_to_string(key_columns, ', ')
+			USING ERRCODE = 'undefined_object',
+			      HINT = 'SELECT * FROM bloom_summaries lists the summaries.';
+	END IF;
+	RETURN sid;
+END
+$$;
+
+CREATE FUNCTION @extschema@.bloom_summary_create(parent regclass, key_columns name[],
+		capacity bigint, fpp float8 DEFAULT 0.01) RETURNS integer
+	LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	sid integer;
+	k name;
+BEGIN
+	IF NOT @extschema@.bloom_summary_may_manage(parent) THEN
+		RAISE EXCEPTION 'must be owner of table %', parent
+			USING ERRCODE = 'insufficient_privilege';
+	END IF;
+	IF (SELECT c.relkind FROM pg_class c WHERE c.oid = parent) <> 'p' THEN
+		RAISE EXCEPTION '% is not a partitioned table', parent
+			USING ERRCODE = 'wrong_object_type',
+			      HINT = 'A managed summary keeps one filter per leaf partition of a partitioned table.';
+	END IF;
+	IF cardinality(key_columns) IS NULL OR cardinality(key_columns) < 1 OR cardinality(key_columns) > 32 THEN
+		RAISE EXCEPTION 'a bloom summary has 1 to 32 key columns, not %', coalesce(cardinality(key_columns), 0)
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	FOREACH k IN ARRAY key_columns LOOP
+		IF NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = parent AND a.attname = k
+		               AND a.attnum > 0 AND NOT a.attisdropped) THEN
+			RAISE EXCEPTION 'column "%" of table % does not exist', k, parent
+				USING ERRCODE = 'undefined_column';
+		END IF;
+	END LOOP;
+	IF (SELECT count(DISTINCT u) FROM unnest(key_columns) u) <> cardinality(key_columns) THEN
+		RAISE EXCEPTION 'the key columns of a bloom summary must differ'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	-- the shape is checked by the filter of that shape
+	PERFORM @extschema@.bloom_empty(capacity, fpp);
+	IF EXISTS (SELECT 1 FROM @extschema@.bloom_summary_def d
+	           WHERE d.parent = bloom_summary_create.parent AND d.key_columns = bloom_summary_create.key_columns) THEN
+		RAISE EXCEPTION 'table % already has a bloom summary of (%)', parent, array_to_string(key_columns, ', ')
+			USING ERRCODE = 'duplicate_object';
+	END IF;
+	INSERT INTO @extschema@.bloom_summary_def (parent, key_columns, capacity, fpp)
+	VALUES (parent, key_columns, capacity, fpp) RETURNING summary_id INTO sid;
+	-- the trigger first: rows written from now on reach the summary, rows
+	-- before are counted by the refresh of each leaf
+	PERFORM @extschema@.bloom_summary_ensure_trigger(sid);
+	PERFORM @extschema@.bloom_summary_reconcile(sid);
+	PERFORM @extschema@.bloom_summary_refresh_leaf(sid, p.relid)
+	FROM pg_partition_tree(parent) p WHERE p.isleaf;
+	RETURN sid;
+END
+$$;
+COMMENT ON FUNCTION @extschema@.bloom_summary_create(regclass, name[], bigint, float8) IS
+	'creates the managed summary of a partitioned table''s key columns (one: bloom filters; several: multibloom filters of the shape capacity, fpp), one filter per leaf partition, kept current by writers; returns its id';
+
+CREATE FUNCTION @extschema@.bloom_summary_create(parent regclass, key_column name,
+		capacity bigint, fpp float8 DEFAULT 0.01) RETURNS integer
+	LANGUAGE sql VOLATILE STRICT
+	RETURN @extschema@.bloom_summary_create(parent, ARRAY[key_column], capacity, fpp);
+COMMENT ON FUNCTION @extschema@.bloom_summary_create(regclass, name, bigint, float8) IS
+	'creates the managed summary of a partitioned table''s key column: one bloom filter of the shape bloom_empty(capacity, fpp) per leaf partition, kept current by writers; returns its id';
+
+CREATE FUNCTION @extschema@.bloom_summary_drop(parent regclass, key_columns name[]) RETURNS void
+	LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	sid integer := @extschema@.bloom_summary_find(parent, key_columns);
+BEGIN
+	-- the catalog rows first: dropping the trigger reconciles what is left
+	DELETE FROM @extschema@.bloom_summary_delta x WHERE x.summary_id = sid;
+	DELETE FROM @extschema@.bloom_summary_def d WHERE d.summary_id = sid;
+	EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', @extschema@.bloom_summary_trigger_name(sid), parent);
+END
+$$;
+CREATE FUNCTION @extschema@.bloom_summary_drop(parent regclass, key_column name) RETURNS void
+	LANGUAGE sql VOLATILE STRICT
+	RETURN @extschema@.bloom_summary_drop(parent, ARRAY[key_column]);
+COMMENT ON FUNCTION @extschema@.bloom_summary_drop(regclass, name[]) IS
+	'drops the managed summary of (parent, key columns): its trigger and its filters';
+COMMENT ON FUNCTION @extschema@.bloom_summary_drop(regclass, name) IS
+	'drops the managed summary of (parent, key column): its trigger and its filters';
+
+CREATE FUNCTION @extschema@.bloom_summary_refresh(parent regclass, key_columns name[],
+		partition regclass DEFAULT NULL) RETURNS bigint
+	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	sid integer;
+	leaf regclass;
+	n bigint := 0;
+BEGIN
+	IF parent IS NULL OR key_columns IS NULL THEN
+		RAISE EXCEPTION 'bloom_summary_refresh: parent and key columns must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	sid := @extschema@.bloom_summary_find(parent, key_columns);
+	IF partition IS NOT NULL AND NOT EXISTS (
+			SELECT 1 FROM pg_partition_tree(parent) p WHERE p.relid = partition AND p.isleaf) THEN
+		RAISE EXCEPTION '% is not a leaf partition of %', partition, parent
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	PERFORM @extschema@.bloom_summary_ensure_trigger(sid);
+	PERFORM @extschema@.bloom_summary_reconcile(sid);
+	FOR leaf IN
+		SELECT p.relid FROM pg_partition_tree(parent) p
+		WHERE p.isleaf AND (bloom_summary_refresh.partition IS NULL OR p.relid = bloom_summary_refresh.partition)
+		ORDER BY p.relid
+	LOOP
+		PERFORM @extschema@.bloom_summary_refresh_leaf(sid, leaf);
+		n := n + 1;
+	END LOOP;
+	RETURN n;
+END
+$$;
+CREATE FUNCTION @extschema@.bloom_summary_refresh(parent regclass, key_column name,
+		partition regclass DEFAULT NULL) RETURNS bigint
+	LANGUAGE sql VOLATILE
+	RETURN @extschema@.bloom_summary_refresh(parent, ARRAY[key_column], partition);
+COMMENT ON FUNCTION @extschema@.bloom_summary_refresh(regclass, name[], regclass) IS
+	'recomputes the managed summary''s filters (of one leaf partition, or all) from the rows, drops their merged deltas, re-enables the summary''s trigger, and trusts the filters again; returns the number of partitions';
+COMMENT ON FUNCTION @extschema@.bloom_summary_refresh(regclass, name, regclass) IS
+	'recomputes the managed summary''s filters (of one leaf partition, or all) from the rows, drops their merged deltas, re-enables the summary''s trigger, and trusts the filters again; returns the number of partitions';
+
+CREATE FUNCTION @extschema@.bloom_summary_merge(parent regclass DEFAULT NULL, key_columns name[] DEFAULT NULL)
+	RETURNS bigint
+	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	r record;
+	n bigint := 0;
+BEGIN
+	IF parent IS NOT NULL AND NOT @extschema@.bloom_summary_may_manage(parent) THEN
+		RAISE EXCEPTION 'must be owner of table %', parent
+			USING ERRCODE = 'insufficient_privilege';
+	END IF;
+	FOR r IN
+		SELECT DISTINCT x.summary_id, x.partition
+		FROM @extschema@.bloom_summary_delta x JOIN @extschema@.bloom_summary_def d USING (summary_id)
+		WHERE (bloom_summary_merge.parent IS NULL OR d.parent = bloom_summary_merge.parent)
+		  AND (bloom_summary_merge.key_columns IS NULL OR d.key_columns = bloom_summary_merge.key_columns)
+		  AND @extschema@.bloom_summary_may_manage(d.parent)
+		ORDER BY 1, 2
+	LOOP
+		-- a partition being merged or refreshed by someone else is skipped
+		IF pg_try_advisory_xact_lock(@extschema@.bloom_summary_lock_key(r.summary_id, r.partition)) THEN
+			n := n + @extschema@.bloom_summary_merge_locked(r.summary_id, r.partition);
+		END IF;
+	END LOOP;
+	RETURN n;
+END
+$$;
+CREATE FUNCTION @extschema@.bloom_summary_merge(parent regclass, key_column name) RETURNS bigint
+	LANGUAGE sql VOLATILE STRICT
+	RETURN @extschema@.bloom_summary_merge(parent, ARRAY[key_column]);
+COMMENT ON FUNCTION @extschema@.bloom_summary_merge(regclass, name[]) IS
+	'maintenance (cron, pg_cron): merges the pending deltas of the managed summaries (of parent, of its key columns, or all the caller owns) into their filters, skipping partitions another session is merging or refreshing; returns the number of deltas merged';
+COMMENT ON FUNCTION @extschema@.bloom_summary_merge(regclass, name) IS
+	'maintenance: merges the pending deltas of the managed summary of (parent, key column) into its filters; returns the number of deltas merged';
+
+CREATE VIEW @extschema@.bloom_summaries AS
+	SELECT pg_catalog.format('%s(%s)', d.parent,
+	           pg_catalog.array_to_string(d.key_columns, ', ')) AS summary,
+	       d.summary_id, d.parent, d.key_columns, d.capacity, d.fpp,
+	       (SELECT pg_catalog.count(*) FROM @extschema@.bloom_summary_part p
+	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id) AS partitions,
+	       (SELECT pg_catalog.count(*) FROM @extschema@.bloom_summary_part p
+	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id AND p.trusted) AS trusted_partitions,
+	       (SELECT pg_catalog.count(*) FROM @extschema@.bloom_summary_part p
+	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id AND NOT p.trusted) AS untrusted_partitions,
+	       (SELECT COALESCE(pg_catalog.sum(pg_catalog.pg_column_size(p.filter)
+	                OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(p.mfilter), 0)), 0)
+	        FROM @extschema@.bloom_summary_part p
+	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id)::bigint AS bytes,
+	       (SELECT pg_catalog.count(*) FROM @extschema@.bloom_summary_delta x
+	        WHERE x.summary_id OPERATOR(pg_catalog.=) d.summary_id) AS pending_deltas,
+	       (SELECT COALESCE(pg_catalog.sum(x.nkeys), 0) FROM @extschema@.bloom_summary_delta x
+	        WHERE x.summary_id OPERATOR(pg_catalog.=) d.summary_id)::bigint AS pending_keys,
+	       (SELECT COALESCE(pg_catalog.sum(pg_catalog.pg_column_size(x.filter)
+	                OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(x.mfilter), 0)), 0)
+	        FROM @extschema@.bloom_summary_delta x
+	        WHERE x.summary_id OPERATOR(pg_catalog.=) d.summary_id)::bigint AS pending_bytes,
+	       (SELECT pg_catalog.min(p.refreshed_at) FROM @extschema@.bloom_summary_part p
+	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id) AS oldest_refresh,
+	       (SELECT pg_catalog.max(p.refreshed_at) FROM @extschema@.bloom_summary_part p
+	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id) AS last_refresh
+	FROM @extschema@.bloom_summary_def d
+	WHERE pg_catalog.has_table_privilege(d.parent, 'SELECT');
+COMMENT ON VIEW @extschema@.bloom_summaries IS
+	'the managed summaries of the tables the user may read: partitions (trusted: pruned when the filters rule a key out; untrusted: never pruned until the next refresh), filter bytes, pending deltas (rows, keys, bytes), refresh times';
+GRANT SELECT ON @extschema@.bloom_summaries TO PUBLIC;
+
+-- internal: not for direct calls
+REVOKE ALL ON FUNCTION @extschema@.bloom_summary_refresh_leaf(integer, regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.bloom_summary_reconcile(integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.bloom_summary_ensure_trigger(integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.bloom_summary_merge_locked(integer, regclass) FROM PUBLIC;

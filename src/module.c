@@ -11,6 +11,7 @@
 #include "utils/guc.h"
 
 #include "pg_compat.h"
+#include "aggregates/summary_writer.h"
 #include "planner/batch_scan.h"
 #include "planner/citus_agg_rewrite.h"
 #include "planner/extension_objects.h"
@@ -28,6 +29,7 @@ _PG_init(void)
 	bloom_semijoin_init();
 	bloom_scan_init();
 	bloom_distributed_agg_init();
+	bloom_summary_writer_init();
 	summary_prune_init();
 
 	/*

@@ -1,0 +1,560 @@
+/*
+ * summary_writer.c
+ *	  The write path of managed summaries (sql/install/65_managed_summaries.sql,
+ *	  doc/summaries.md): bloom_summary_collect, the AFTER INSERT OR UPDATE
+ *	  row trigger of a summarised partitioned table (cloned by PostgreSQL
+ *	  onto every leaf partition, present and future), and the flush that
+ *	  turns the collected keys into delta rows.
+ *
+ *	  A row trigger only copies the row's key values into a buffer of the
+ *	  backend, one per (summary, leaf partition).  Just before the
+ *	  transaction commits (or is prepared), each buffer becomes ONE row of
+ *	  bloom_summary_delta: the filter of its keys, built by bloom_agg (or
+ *	  multibloom_agg_fixed) in SQL, so the hash scheme is the refresh's.
+ *	  Writers thus only insert rows: they never update or lock a shared row
+ *	  and never wait for each other.  Statement triggers would not do: a
+ *	  statement on the parent does not fire the leaves' statement triggers,
+ *	  its transition table does not say which leaf a row went to, and
+ *	  logical replication's apply fires no statement trigger at all.
+ *
+ *	  A transaction that aborts takes its buffers (and any delta it wrote)
+ *	  with it.  A statement or subtransaction that fails leaves its keys in
+ *	  the buffer: a superset, which costs false positives, never a miss.  A
+ *	  buffer that grows past FLUSH_EARLY_KEYS keys is written at once, but
+ *	  only outside subtransactions: a delta written inside a subtransaction
+ *	  that rolls back would take the keys of the outer rows with it.
+ *
+ *	  After writing a delta, the writer may merge the partition's pending
+ *	  deltas into its filter (bloom_summary_merge_due, which only tries a
+ *	  non-blocking lock), at READ COMMITTED only: under a transaction
+ *	  snapshot the merge could fail on a row merged concurrently, and fail
+ *	  the commit with it.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "pg_compat.h"
+#include "aggregates/summary_writer.h"
+#include "core/layout_explicit.h"
+#include "types/bloomfilter.h"
+
+PG_FUNCTION_INFO_V1(bloom_summary_collect);
+PG_FUNCTION_INFO_V1(bloom_summary_may_manage);
+PG_FUNCTION_INFO_V1(bloom_summary_unite);
+
+#define MAX_KEY_COLUMNS		32
+/* a buffer this large is written before commit, outside subtransactions */
+#define FLUSH_EARLY_KEYS	65536
+/* deltas of at most this many keys are data-sized filters (explicit lists) */
+#define EXPLICIT_LIST_KEYS	240
+
+/* settings (documented in doc/summaries.md) */
+static int	merge_check_every = 16;
+static int	merge_deltas = 64;
+static int	merge_keys = 10000;
+
+typedef struct BufferKey
+{
+	int32		summary_id;
+	Oid			partition;
+} BufferKey;
+
+typedef struct KeyBuffer
+{
+	BufferKey	key;
+	Oid			schema;			/* the extension's schema */
+	int			ncolumns;
+	Oid			types[MAX_KEY_COLUMNS];
+	int			nkeys;
+	int			capacity;
+	Datum	   *values[MAX_KEY_COLUMNS];
+	bool	   *nulls[MAX_KEY_COLUMNS];
+} KeyBuffer;
+
+static MemoryContext buffer_context = NULL;
+static HTAB *buffers = NULL;
+static uint32 flush_count = 0;
+static bool flushing = false;
+
+/* The owner of the summary catalog tables, who writes the deltas. */
+static Oid
+catalog_owner(Oid schema)
+{
+	Oid			relid = get_relname_relid("bloom_summary_delta", schema);
+	HeapTuple	tup;
+	Oid			owner;
+
+	if (!OidIsValid(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("bloom summary: table bloom_summary_delta is missing from schema %s",
+						get_namespace_name(schema))));
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
+}
+
+static void
+buffers_forget(void)
+{
+	if (buffer_context != NULL)
+		MemoryContextDelete(buffer_context);
+	buffer_context = NULL;
+	buffers = NULL;
+}
+
+static void
+buffers_create(void)
+{
+	HASHCTL		ctl;
+
+	buffer_context = AllocSetContextCreate(TopMemoryContext,
+										   "bloom summary key buffers",
+										   ALLOCSET_DEFAULT_SIZES);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(BufferKey);
+	ctl.entrysize = sizeof(KeyBuffer);
+	ctl.hcxt = buffer_context;
+	buffers = hash_create("bloom summary key buffers", 16, &ctl,
+						  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+/* The SQL that writes one buffer as a delta row ($1 summary, $2 partition, $3.. key arrays). */
+static char *
+delta_insert_sql(KeyBuffer *buf)
+{
+	StringInfoData sql;
+	const char *ext = quote_identifier(get_namespace_name(buf->schema));
+	bool		multi = buf->ncolumns > 1;
+	bool		fixed = multi || buf->nkeys > EXPLICIT_LIST_KEYS;
+	int			i;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql,
+					 "INSERT INTO %s.bloom_summary_delta (summary_id, partition, %s, nkeys) SELECT $1, $2, ",
+					 ext, multi ? "mfilter" : "filter");
+	if (multi)
+		appendStringInfo(&sql, "%s.multibloom_agg_fixed(d.capacity, d.fpp", ext);
+	else if (fixed)
+		appendStringInfo(&sql, "%s.bloom_agg(u.k1, d.capacity, d.fpp", ext);
+	else
+		appendStringInfo(&sql, "%s.bloom_agg(u.k1", ext);
+	for (i = multi ? 0 : 1; i < buf->ncolumns; i++)
+		appendStringInfo(&sql, ", u.k%d", i + 1);
+	appendStringInfoString(&sql, "), pg_catalog.count(*) FROM pg_catalog.unnest(");
+	for (i = 0; i < buf->ncolumns; i++)
+		appendStringInfo(&sql, "%s$%d", i > 0 ? ", " : "", i + 3);
+	appendStringInfoString(&sql, ") AS u(");
+	for (i = 0; i < buf->ncolumns; i++)
+		appendStringInfo(&sql, "%sk%d", i > 0 ? ", " : "", i + 1);
+	appendStringInfo(&sql, "), %s.bloom_summary_def d WHERE d.summary_id OPERATOR(pg_catalog.=) $1", ext);
+	if (!multi)
+		appendStringInfoString(&sql, " AND u.k1 IS NOT NULL");
+	appendStringInfoString(&sql, " GROUP BY d.summary_id");
+	return sql.data;
+}
+
+/* Writes one buffer as a delta row, then lets the writer try a merge. */
+static void
+buffer_write(KeyBuffer *buf, bool may_merge)
+{
+	Datum		args[MAX_KEY_COLUMNS + 2];
+	Oid			argtypes[MAX_KEY_COLUMNS + 2];
+	int			i;
+	int			rc;
+
+	if (buf->nkeys == 0)
+		return;
+	args[0] = Int32GetDatum(buf->key.summary_id);
+	argtypes[0] = INT4OID;
+	args[1] = ObjectIdGetDatum(buf->key.partition);
+	argtypes[1] = REGCLASSOID;
+	for (i = 0; i < buf->ncolumns; i++)
+	{
+		int16		typlen;
+		bool		typbyval;
+		char		typalign;
+		int			dims[1];
+		int			lbs[1];
+
+		get_typlenbyvalalign(buf->types[i], &typlen, &typbyval, &typalign);
+		dims[0] = buf->nkeys;
+		lbs[0] = 1;
+		args[i + 2] = PointerGetDatum(construct_md_array(buf->values[i], buf->nulls[i], 1,
+														 dims, lbs, buf->types[i],
+														 typlen, typbyval, typalign));
+		argtypes[i + 2] = get_array_type(buf->types[i]);
+		if (!OidIsValid(argtypes[i + 2]))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("bloom summary %d: key type %s has no array type",
+							buf->key.summary_id, format_type_be(buf->types[i]))));
+	}
+	rc = SPI_execute_with_args(delta_insert_sql(buf), buf->ncolumns + 2, argtypes, args,
+							   NULL, false, 0);
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "bloom summary: writing a delta failed: %s", SPI_result_code_string(rc));
+
+	flush_count++;
+	if (may_merge && !IsolationUsesXactSnapshot() &&
+		(buf->nkeys > EXPLICIT_LIST_KEYS ||
+		 merge_check_every <= 1 || flush_count % merge_check_every == 0))
+	{
+		char	   *sql = psprintf("SELECT %s.bloom_summary_merge_due($1, $2)",
+								   quote_identifier(get_namespace_name(buf->schema)));
+
+		rc = SPI_execute_with_args(sql, 2, argtypes, args, NULL, false, 0);
+		if (rc != SPI_OK_SELECT)
+			elog(ERROR, "bloom summary: merge check failed: %s", SPI_result_code_string(rc));
+	}
+}
+
+/*
+ * Writes the buffers (all, or the one given) as delta rows, as the owner of
+ * the extension's tables: writers need no privilege on the summary's
+ * catalog, and the SQL runs as a restricted operation.
+ */
+static void
+buffers_flush(KeyBuffer *only, bool may_merge)
+{
+	Oid			save_userid;
+	int			save_sec_context;
+	Oid			owner;
+	KeyBuffer  *first = only;
+
+	if (buffers == NULL || flushing)
+		return;
+	if (first == NULL)
+	{
+		HASH_SEQ_STATUS status;
+
+		hash_seq_init(&status, buffers);
+		first = hash_seq_search(&status);
+		if (first == NULL)
+			return;
+		hash_seq_term(&status);
+	}
+	owner = catalog_owner(first->schema);
+
+	flushing = true;
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	PG_TRY();
+	{
+		bool		pushed = false;
+
+		if (!ActiveSnapshotSet())
+		{
+			PushActiveSnapshot(GetTransactionSnapshot());
+			pushed = true;
+		}
+		SetUserIdAndSecContext(owner, save_sec_context |
+							   SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "bloom summary: SPI_connect failed");
+		if (only != NULL)
+		{
+			buffer_write(only, may_merge);
+			only->nkeys = 0;
+		}
+		else
+		{
+			HASH_SEQ_STATUS status;
+			KeyBuffer  *buf;
+
+			hash_seq_init(&status, buffers);
+			while ((buf = hash_seq_search(&status)) != NULL)
+			{
+				buffer_write(buf, may_merge);
+				buf->nkeys = 0;
+			}
+		}
+		SPI_finish();
+		SetUserIdAndSecContext(save_userid, save_sec_context);
+		if (pushed)
+			PopActiveSnapshot();
+	}
+	PG_FINALLY();
+	{
+		flushing = false;
+	}
+	PG_END_TRY();
+	if (only == NULL)
+		buffers_forget();
+}
+
+static void
+summary_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			buffers_flush(NULL, event == XACT_EVENT_PRE_COMMIT);
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PREPARE:
+			buffers_forget();
+			flushing = false;
+			break;
+		default:
+			break;
+	}
+}
+
+void
+bloom_summary_writer_init(void)
+{
+	DefineCustomIntVariable("bloomfilter.summary_merge_check_every",
+							"A writer checks whether a partition's summary deltas are due for a merge after this many of its deltas.",
+							"1 checks after every delta.",
+							&merge_check_every, 16, 1, 1000000,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("bloomfilter.summary_merge_deltas",
+							"A partition's summary deltas are merged into its filter once there are this many.",
+							NULL,
+							&merge_deltas, 64, 1, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("bloomfilter.summary_merge_keys",
+							"A partition's summary deltas are merged into its filter once they hold this many keys.",
+							NULL,
+							&merge_keys, 10000, 1, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	RegisterXactCallback(summary_xact_callback, NULL);
+}
+
+/* The buffer of (summary, partition), created with the row's key types. */
+static KeyBuffer *
+buffer_for(TriggerData *trigdata, int32 summary_id, Oid schema, int ncolumns, const int *attnums)
+{
+	BufferKey	key;
+	KeyBuffer  *buf;
+	bool		found;
+	TupleDesc	tupdesc = RelationGetDescr(trigdata->tg_relation);
+	int			i;
+
+	if (buffers == NULL)
+		buffers_create();
+	key.summary_id = summary_id;
+	key.partition = RelationGetRelid(trigdata->tg_relation);
+	buf = hash_search(buffers, &key, HASH_ENTER, &found);
+	if (!found)
+	{
+		buf->schema = schema;
+		buf->ncolumns = ncolumns;
+		buf->nkeys = 0;
+		buf->capacity = 16;
+		for (i = 0; i < ncolumns; i++)
+		{
+			buf->types[i] = TupleDescAttr(tupdesc, attnums[i] - 1)->atttypid;
+			buf->values[i] = MemoryContextAlloc(buffer_context, sizeof(Datum) * buf->capacity);
+			buf->nulls[i] = MemoryContextAlloc(buffer_context, sizeof(bool) * buf->capacity);
+		}
+	}
+	return buf;
+}
+
+static void
+buffer_append(KeyBuffer *buf, TupleDesc tupdesc, HeapTuple tuple, const int *attnums)
+{
+	int			i;
+
+	if (buf->nkeys == buf->capacity)
+	{
+		buf->capacity *= 2;
+		for (i = 0; i < buf->ncolumns; i++)
+		{
+			buf->values[i] = repalloc(buf->values[i], sizeof(Datum) * buf->capacity);
+			buf->nulls[i] = repalloc(buf->nulls[i], sizeof(bool) * buf->capacity);
+		}
+	}
+	for (i = 0; i < buf->ncolumns; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, attnums[i] - 1);
+		bool		isnull;
+		Datum		value = heap_getattr(tuple, attnums[i], tupdesc, &isnull);
+
+		buf->nulls[i][buf->nkeys] = isnull;
+		buf->values[i][buf->nkeys] = isnull ? (Datum) 0 :
+			datumCopy(value, att->attbyval, att->attlen);
+	}
+	buf->nkeys++;
+}
+
+/* Whether an UPDATE left every key column as it was (nothing new to add). */
+static bool
+keys_unchanged(TupleDesc tupdesc, HeapTuple oldtup, HeapTuple newtup, int ncolumns, const int *attnums)
+{
+	int			i;
+
+	for (i = 0; i < ncolumns; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, attnums[i] - 1);
+		bool		oldnull;
+		bool		newnull;
+		Datum		oldv = heap_getattr(oldtup, attnums[i], tupdesc, &oldnull);
+		Datum		newv = heap_getattr(newtup, attnums[i], tupdesc, &newnull);
+
+		if (oldnull != newnull)
+			return false;
+		if (!oldnull && !datum_image_eq(oldv, newv, att->attbyval, att->attlen))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * bloom_summary_collect(summary_id, key_column [, ...]): AFTER INSERT OR
+ * UPDATE ... FOR EACH ROW.  Buffers the row's keys for its leaf partition.
+ */
+Datum
+bloom_summary_collect(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	Trigger    *trigger;
+	TupleDesc	tupdesc;
+	HeapTuple	tuple;
+	int32		summary_id;
+	int			ncolumns;
+	int			attnums[MAX_KEY_COLUMNS];
+	MemoryContext old;
+	KeyBuffer  *buf;
+	int			i;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_AFTER(trigdata->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event) ||
+		TRIGGER_FIRED_BY_DELETE(trigdata->tg_event) ||
+		TRIGGER_FIRED_BY_TRUNCATE(trigdata->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("bloom_summary_collect must be an AFTER INSERT OR UPDATE ... FOR EACH ROW trigger"),
+				 errhint("bloom_summary_create() creates it.")));
+	trigger = trigdata->tg_trigger;
+	if (trigger->tgnargs < 2 || trigger->tgnargs - 1 > MAX_KEY_COLUMNS)
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("bloom_summary_collect takes a summary id and 1 to %d key columns",
+						MAX_KEY_COLUMNS)));
+	summary_id = pg_strtoint32(trigger->tgargs[0]);
+	ncolumns = trigger->tgnargs - 1;
+	tupdesc = RelationGetDescr(trigdata->tg_relation);
+	for (i = 0; i < ncolumns; i++)
+	{
+		attnums[i] = SPI_fnumber(tupdesc, trigger->tgargs[i + 1]);
+		if (attnums[i] <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("bloom summary %d: column \"%s\" of %s does not exist",
+							summary_id, trigger->tgargs[i + 1],
+							RelationGetRelationName(trigdata->tg_relation)),
+					 errhint("A summarised key column cannot be renamed or dropped: drop the summary first (bloom_summary_drop).")));
+	}
+
+	if (TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event))
+	{
+		tuple = trigdata->tg_newtuple;
+		if (keys_unchanged(tupdesc, trigdata->tg_trigtuple, tuple, ncolumns, attnums))
+			return PointerGetDatum(NULL);
+	}
+	else
+		tuple = trigdata->tg_trigtuple;
+
+	buf = buffer_for(trigdata, summary_id, get_func_namespace(fcinfo->flinfo->fn_oid),
+					 ncolumns, attnums);
+	for (i = 0; i < ncolumns; i++)
+		if (buf->types[i] != TupleDescAttr(tupdesc, attnums[i] - 1)->atttypid)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("bloom summary %d: the type of column \"%s\" changed in this transaction",
+							summary_id, trigger->tgargs[i + 1])));
+	old = MemoryContextSwitchTo(buffer_context);
+	buffer_append(buf, tupdesc, tuple, attnums);
+	MemoryContextSwitchTo(old);
+
+	if (buf->nkeys >= FLUSH_EARLY_KEYS && GetCurrentTransactionNestLevel() == 1)
+		buffers_flush(buf, false);
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * bloom_summary_may_manage(relation): whether the user who called the
+ * extension's SECURITY DEFINER summary functions (the current user outside
+ * them) has the privileges of the relation's owner.
+ */
+Datum
+bloom_summary_may_manage(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	HeapTuple	tup;
+	Oid			owner;
+
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tup))
+		PG_RETURN_BOOL(false);
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	PG_RETURN_BOOL(has_privs_of_role(GetOuterUserId(), owner));
+}
+
+/*
+ * bloom_summary_unite(part, delta): part | delta, where delta may also be
+ * the explicit list of a small statement's keys (bloom_agg over at most 240
+ * keys) and part a filter of the summary's fixed shape: the listed value
+ * hashes are inserted into a copy of part, which keeps its shape.
+ * bloom_union refuses that pair (a list combines only with data-sized
+ * filters); every other pair is bloom_union's.  NULL is the identity.
+ */
+Datum
+bloom_summary_unite(PG_FUNCTION_ARGS)
+{
+	const BloomFilter *part;
+	const BloomFilter *delta;
+
+	if (PG_ARGISNULL(0) && PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	if (PG_ARGISNULL(0))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(1));
+	part = PG_GETARG_BLOOM(0);
+	delta = PG_GETARG_BLOOM(1);
+	if (bf_is_explicit(delta) && !bf_is_explicit(part) && part->seed == delta->seed &&
+		bf_scheme_wide(part->hash_scheme) == bf_scheme_wide(delta->hash_scheme))
+	{
+		BloomFilter *united = filter_copy(part);
+		BfBuilder	builder;
+		uint64		i;
+
+		bf_builder_start(&builder, united);
+		for (i = 0; i < bf_explicit_count(delta); i++)
+			bf_builder_add(&builder, delta->words[i]);
+		bf_builder_finish(&builder);
+		united->inserted = part->inserted + delta->inserted;
+		PG_RETURN_BLOOM(united);
+	}
+	PG_RETURN_BLOOM(bloom_setop(part, delta, false));
+}
