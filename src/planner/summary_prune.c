@@ -27,6 +27,7 @@
 #include "postgres.h"
 
 #include "access/relation.h"
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "executor/nodeCustom.h"
@@ -144,6 +145,8 @@ make_skipped(Scan *scan, const char *keys)
 	cscan->scan.plan.parallel_aware = false;
 	cscan->scan.plan.plan_rows = 0;
 	cscan->scan.scanrelid = scan->scanrelid;
+	/* EXPLAIN names the relations a plan's custom scans list here */
+	cscan->custom_relids = bms_make_singleton(scan->scanrelid);
 	/* where the scan's output refers to a scan tuple of its own */
 	if (IsA(scan, IndexOnlyScan))
 		cscan->custom_scan_tlist = ((IndexOnlyScan *) scan)->indextlist;
@@ -757,6 +760,19 @@ probe_of(List *candidate, ParamListInfo params)
 }
 
 /*
+ * True if this transaction has written anything.  Writers buffer the keys
+ * of their rows and write them as deltas before they commit, so the rows a
+ * transaction wrote itself may be visible to it while their keys are not
+ * yet in any delta: such a transaction prunes nothing.  Other transactions
+ * see a writer's rows and deltas together, at its commit.
+ */
+static bool
+transaction_may_hold_unsummarized_rows(void)
+{
+	return TransactionIdIsValid(GetTopTransactionIdIfAny());
+}
+
+/*
  * The statement to run: the marker removed, and, if pruning is on, each
  * candidate scan the summary rules out replaced by an empty node.
  */
@@ -773,7 +789,8 @@ decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
 
 	memcpy(result, stmt, sizeof(PlannedStmt));
 	result->planTree = linitial(marker->custom_plans);
-	if (!enable_summary_pruning || queryDesc->snapshot == InvalidSnapshot)
+	if (!enable_summary_pruning || queryDesc->snapshot == InvalidSnapshot ||
+		transaction_may_hold_unsummarized_rows())
 		return result;
 	foreach(lc, marker->custom_private)
 	{

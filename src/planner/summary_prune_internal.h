@@ -12,10 +12,11 @@
 #include "nodes/pg_list.h"
 #include "utils/snapshot.h"
 
+#include "core/multibloom.h"
 #include "types/bloomfilter.h"
 
-/* A multibloom has at most this many attributes (core/multibloom.h). */
-#define SUMMARY_MAX_KEYS	8
+/* As many key columns as a multibloom has attributes at most. */
+#define SUMMARY_MAX_KEYS	MULTIBLOOM_MAX_ATTRS
 
 /* More combinations of values than this are not probed (no pruning). */
 #define SUMMARY_MAX_PROBES	4096
