@@ -50,7 +50,7 @@ FROM generate_series(date '2025-01-01', date '2025-12-31', interval '1 day') g(d
      LATERAL (SELECT d0::date AS d) x
 \gexec
 INSERT INTO events
-SELECT date '2025-01-01' + ((u * 7919 + j * 131) % 365)::int, u, 'payload of ' || u
+SELECT date '2025-01-01' + ((u::bigint * 7919 + j * 131) % 365)::int, u, 'payload of ' || u
 FROM generate_series(1, $USERS) u, generate_series(0, u % 3) j, generate_series(1, 5) r;
 ANALYZE events;
 -- the same partitions, empty and without a summary: planning left alone
