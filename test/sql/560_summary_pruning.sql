@@ -117,6 +117,26 @@ SELECT * FROM plan_of('SELECT * FROM sp WHERE tenant = 99 AND name = ''zz''') l
 WHERE l NOT LIKE '%Skipped by Summary%';
 SELECT bloom_summary_drop('sp', ARRAY['tenant', 'name']::name[]);
 
+-- Index scans, bitmap scans and index-only scans are skipped alike.
+CREATE INDEX sp_user ON sp (user_id);
+VACUUM ANALYZE sp;
+SET enable_seqscan = off;
+SELECT skipped(q), same_rows(q), (SELECT string_agg(DISTINCT substring(l FROM '->  (Index Only Scan|Index Scan|Bitmap Heap Scan)'), ', ')
+                                  FROM plan_of(q) l) AS kept_scans
+FROM (VALUES ('SELECT * FROM sp WHERE user_id = 100'),
+             ('SELECT user_id FROM sp WHERE user_id = 100'),
+             ('SELECT * FROM sp WHERE user_id = ANY (''{5, 6, 123456789}''::bigint[])')) v(q);
+SET enable_indexscan = off;
+SELECT skipped(q), same_rows(q), (SELECT string_agg(DISTINCT substring(l FROM '->  (Index Only Scan|Index Scan|Bitmap Heap Scan)'), ', ')
+                                  FROM plan_of(q) l) AS kept_scans
+FROM (VALUES ('SELECT * FROM sp WHERE user_id = 100'),
+             ('SELECT * FROM sp WHERE user_id IN (5, 6, 123456789)')) v(q);
+SELECT count(*) AS queries, count(*) FILTER (WHERE same_rows(q)) AS same FROM random_queries;
+RESET enable_indexscan;
+SELECT count(*) AS queries, count(*) FILTER (WHERE same_rows(q)) AS same FROM random_queries;
+RESET enable_seqscan;
+DROP INDEX sp_user;
+
 -- Prepared statements, generic and custom plans, before and after writers
 -- add keys: never stale.
 PREPARE by_user(bigint) AS SELECT * FROM sp WHERE user_id = $1 ORDER BY day;
