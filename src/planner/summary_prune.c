@@ -163,7 +163,10 @@ make_skipped(Scan *scan, const char *keys)
 
 typedef bool (*ScanVisitor) (Scan *scan, void *arg);
 
-/* Calls visit for each scan node of the tree (not below a marker). */
+/*
+ * Calls visit for each scan node of the tree, not below a custom scan (of
+ * another extension: what its children may return is its own business).
+ */
 static void
 walk_scans(Plan *plan, ScanVisitor visit, void *arg)
 {
@@ -198,8 +201,7 @@ walk_scans(Plan *plan, ScanVisitor visit, void *arg)
 			walk_scans(((SubqueryScan *) plan)->subplan, visit, arg);
 			return;
 		case T_CustomScan:
-			foreach(lc, ((CustomScan *) plan)->custom_plans)
-				walk_scans(lfirst(lc), visit, arg);
+			/* another extension's node: its children are its own business */
 			return;
 		default:
 			walk_scans(plan->lefttree, visit, arg);
@@ -224,7 +226,6 @@ flat_copy(Plan *plan)
 			SIZE_OF(Append);
 			SIZE_OF(MergeAppend);
 			SIZE_OF(SubqueryScan);
-			SIZE_OF(CustomScan);
 			SIZE_OF(Result);
 			SIZE_OF(ProjectSet);
 			SIZE_OF(Gather);
@@ -334,8 +335,7 @@ replace_scans(Plan *plan, Replacement *r)
 			children = ((MergeAppend *) plan)->mergeplans;
 			break;
 		case T_CustomScan:
-			children = ((CustomScan *) plan)->custom_plans;
-			break;
+			return plan;		/* walk_scans does not look below either */
 		case T_SubqueryScan:
 			children = list_make1(((SubqueryScan *) plan)->subplan);
 			break;
@@ -366,9 +366,6 @@ replace_scans(Plan *plan, Replacement *r)
 			break;
 		case T_MergeAppend:
 			((MergeAppend *) copy)->mergeplans = new_children;
-			break;
-		case T_CustomScan:
-			((CustomScan *) copy)->custom_plans = new_children;
 			break;
 		case T_SubqueryScan:
 			((SubqueryScan *) copy)->subplan = linitial(new_children);
@@ -846,6 +843,7 @@ summary_prune_init(void)
 							 "Decided at executor start, under the query's snapshot: doc/summaries.md.",
 							 &enable_summary_pruning, true, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
+	summary_catalog_init();
 	RegisterCustomScanMethods(&marker_methods);
 	RegisterCustomScanMethods(&skipped_methods);
 	prev_planner_hook = planner_hook;

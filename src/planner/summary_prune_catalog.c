@@ -194,6 +194,9 @@ static MemoryContext ancestors_cxt = NULL;
 static void
 ancestors_invalidate(Datum arg, Oid relid)
 {
+	/* the catalog's indexes are looked up again after DDL on its tables */
+	if (!OidIsValid(relid) || relid == catalog.part_rel || relid == catalog.delta_rel)
+		catalog.indexes_known = false;
 	if (ancestors_cache == NULL)
 		return;
 	if (!OidIsValid(relid))
@@ -222,7 +225,6 @@ ancestors_of(Oid relid)
 			ancestors_cxt = AllocSetContextCreate(TopMemoryContext,
 												  "bloomfilter summary ancestors",
 												  ALLOCSET_SMALL_SIZES);
-			CacheRegisterRelcacheCallback(ancestors_invalidate, (Datum) 0);
 		}
 		ctl.keysize = sizeof(Oid);
 		ctl.entrysize = sizeof(AncestorsEntry);
@@ -451,6 +453,9 @@ multibloom_may_hold(ProbeWork *w, const MultiBloom *mb)
 
 	if (mb->nattrs != p->nkeys)
 		return true;
+	for (int i = 0; i < p->nkeys; i++)
+		if (p->fixed[i] && p->nvalues[i] == 0)
+			return false;		/* an attribute equal to no value: no row */
 	memset(index, 0, sizeof(index));
 	for (;;)
 	{
@@ -647,4 +652,10 @@ summary_decide(List *probes, Snapshot snapshot)
 	table_close(part, AccessShareLock);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
+}
+
+void
+summary_catalog_init(void)
+{
+	CacheRegisterRelcacheCallback(ancestors_invalidate, (Datum) 0);
 }

@@ -42,6 +42,9 @@ typedef struct SummaryPlanState
 	List	   *defs;			/* SummaryDefRow *, from the catalog */
 } SummaryPlanState;
 
+/* Registers the relcache callback of the caches here; from _PG_init. */
+extern void summary_catalog_init(void);
+
 extern bool summary_catalog_installed(void);
 extern List *summaries_of_leaf(SummaryPlanState *state, Oid leaf);
 

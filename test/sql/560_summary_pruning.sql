@@ -77,6 +77,11 @@ FROM (VALUES ('SELECT * FROM sp WHERE user_id = 100'),
              ('SELECT * FROM sp_3 WHERE user_id = 42'),
              ('SELECT * FROM sp_4 WHERE user_id = 42')) v(q);
 
+-- Row locks: pruned too (locking gives the transaction an id: the
+-- statements after it in the same transaction prune nothing).
+SELECT skipped(q), scanned(q), same_rows(q)
+FROM (VALUES ('SELECT * FROM sp WHERE user_id = 42 FOR UPDATE')) v(q);
+
 -- Several summaries: a multibloom of (tenant, name), all columns or some.
 SELECT skipped(q), scanned(q), same_rows(q)
 FROM (VALUES ('SELECT * FROM sp WHERE tenant = 3 AND name = ''n17'''),
