@@ -28,6 +28,7 @@
 
 #include "access/relation.h"
 #include "access/xact.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "executor/nodeCustom.h"
@@ -580,7 +581,8 @@ find_candidates(Scan *scan, void *arg)
 	if (scan->scanrelid == 0 || scan->scanrelid > list_length(walk->stmt->rtable))
 		return false;
 	rte = rt_fetch(scan->scanrelid, walk->stmt->rtable);
-	if (rte->rtekind != RTE_RELATION || !get_rel_relispartition(rte->relid))
+	if (rte->rtekind != RTE_RELATION ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_FOREIGN_TABLE))
 		return false;
 	summaries = summaries_of_leaf(&walk->state, rte->relid);
 	if (summaries == NIL)

@@ -257,14 +257,15 @@ summaries_of_leaf(SummaryPlanState *state, Oid leaf)
 	List	   *ancestors;
 	ListCell   *lc;
 
+	/* not a partition (cached): no catalog read */
+	ancestors = ancestors_of(leaf);
+	if (ancestors == NIL)
+		return NIL;
 	if (!state->loaded)
 	{
 		state->defs = load_defs();
 		state->loaded = true;
 	}
-	if (state->defs == NIL)
-		return NIL;
-	ancestors = ancestors_of(leaf);
 	foreach(lc, state->defs)
 	{
 		SummaryDefRow *def = lfirst(lc);
