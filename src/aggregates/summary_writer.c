@@ -176,6 +176,98 @@ delta_insert_sql(KeyBuffer *buf)
 	return sql.data;
 }
 
+/*
+ * Prepared statements, kept for the backend's life: the delta insert per
+ * (schema, summary, list or fixed form, key types), and the merge check.
+ * A plan whose objects change is replanned by the plan cache.
+ */
+typedef struct PlanKey
+{
+	Oid			schema;
+	int32		summary_id;
+	bool		fixed;
+	int			ncolumns;
+	Oid			types[MAX_KEY_COLUMNS];
+} PlanKey;
+
+typedef struct PlanEntry
+{
+	PlanKey		key;
+	SPIPlanPtr	plan;
+} PlanEntry;
+
+static HTAB *plans = NULL;
+static SPIPlanPtr merge_due = NULL;
+static Oid	merge_due_schema = InvalidOid;
+
+static SPIPlanPtr
+prepare_kept(const char *sql, int nargs, Oid *argtypes)
+{
+	SPIPlanPtr	plan = SPI_prepare(sql, nargs, argtypes);
+
+	if (plan == NULL)
+		elog(ERROR, "bloom summary: SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	if (SPI_keepplan(plan) != 0)
+		elog(ERROR, "bloom summary: SPI_keepplan failed");
+	return plan;
+}
+
+static SPIPlanPtr
+delta_insert_plan(KeyBuffer *buf, Oid *argtypes)
+{
+	PlanKey		key;
+	PlanEntry  *entry;
+	bool		found;
+
+	if (plans == NULL)
+	{
+		HASHCTL		ctl;
+
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(PlanKey);
+		ctl.entrysize = sizeof(PlanEntry);
+		plans = hash_create("bloom summary plans", 16, &ctl, HASH_ELEM | HASH_BLOBS);
+	}
+	memset(&key, 0, sizeof(key));
+	key.schema = buf->schema;
+	key.summary_id = buf->key.summary_id;
+	key.fixed = buf->ncolumns > 1 || buf->nkeys > EXPLICIT_LIST_KEYS;
+	key.ncolumns = buf->ncolumns;
+	memcpy(key.types, buf->types, sizeof(Oid) * buf->ncolumns);
+	entry = hash_search(plans, &key, HASH_ENTER, &found);
+	if (!found)
+	{
+		entry->plan = NULL;
+		PG_TRY();
+		{
+			entry->plan = prepare_kept(delta_insert_sql(buf), buf->ncolumns + 2, argtypes);
+		}
+		PG_CATCH();
+		{
+			hash_search(plans, &key, HASH_REMOVE, NULL);
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+	}
+	return entry->plan;
+}
+
+static SPIPlanPtr
+merge_due_plan(Oid schema)
+{
+	Oid			argtypes[2] = {INT4OID, REGCLASSOID};
+
+	if (merge_due == NULL || merge_due_schema != schema)
+	{
+		merge_due = NULL;
+		merge_due = prepare_kept(psprintf("SELECT %s.bloom_summary_merge_due($1, $2)",
+										  quote_identifier(get_namespace_name(schema))),
+								 2, argtypes);
+		merge_due_schema = schema;
+	}
+	return merge_due;
+}
+
 /* Writes one buffer as a delta row, then lets the writer try a merge. */
 static void
 buffer_write(KeyBuffer *buf, bool may_merge)
@@ -212,8 +304,7 @@ buffer_write(KeyBuffer *buf, bool may_merge)
 					 errmsg("bloom summary %d: key type %s has no array type",
 							buf->key.summary_id, format_type_be(buf->types[i]))));
 	}
-	rc = SPI_execute_with_args(delta_insert_sql(buf), buf->ncolumns + 2, argtypes, args,
-							   NULL, false, 0);
+	rc = SPI_execute_plan(delta_insert_plan(buf, argtypes), args, NULL, false, 0);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "bloom summary: writing a delta failed: %s", SPI_result_code_string(rc));
 
@@ -222,10 +313,7 @@ buffer_write(KeyBuffer *buf, bool may_merge)
 		(buf->nkeys > EXPLICIT_LIST_KEYS ||
 		 merge_check_every <= 1 || flush_count % merge_check_every == 0))
 	{
-		char	   *sql = psprintf("SELECT %s.bloom_summary_merge_due($1, $2)",
-								   quote_identifier(get_namespace_name(buf->schema)));
-
-		rc = SPI_execute_with_args(sql, 2, argtypes, args, NULL, false, 0);
+		rc = SPI_execute_plan(merge_due_plan(buf->schema), args, NULL, false, 0);
 		if (rc != SPI_OK_SELECT)
 			elog(ERROR, "bloom summary: merge check failed: %s", SPI_result_code_string(rc));
 	}
