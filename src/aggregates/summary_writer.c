@@ -163,9 +163,9 @@ delta_insert_sql(KeyBuffer *buf)
 		appendStringInfo(&sql, "%s.bloom_agg(u.k1", ext);
 	for (i = multi ? 0 : 1; i < buf->ncolumns; i++)
 		appendStringInfo(&sql, ", u.k%d", i + 1);
-	appendStringInfoString(&sql, "), pg_catalog.count(*) FROM pg_catalog.unnest(");
+	appendStringInfoString(&sql, "), pg_catalog.count(*) FROM ROWS FROM (");
 	for (i = 0; i < buf->ncolumns; i++)
-		appendStringInfo(&sql, "%s$%d", i > 0 ? ", " : "", i + 3);
+		appendStringInfo(&sql, "%spg_catalog.unnest($%d)", i > 0 ? ", " : "", i + 3);
 	appendStringInfoString(&sql, ") AS u(");
 	for (i = 0; i < buf->ncolumns; i++)
 		appendStringInfo(&sql, "%sk%d", i > 0 ? ", " : "", i + 1);
