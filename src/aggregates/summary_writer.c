@@ -351,6 +351,7 @@ buffers_flush(KeyBuffer *only, bool may_merge)
 	PG_TRY();
 	{
 		bool		pushed = false;
+		int			guc_level;
 
 		if (!ActiveSnapshotSet())
 		{
@@ -359,6 +360,11 @@ buffers_flush(KeyBuffer *only, bool may_merge)
 		}
 		SetUserIdAndSecContext(owner, save_sec_context |
 							   SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+		/* as the catalog's owner, nothing of the writer's search_path */
+		guc_level = NewGUCNestLevel();
+		(void) set_config_option("search_path", "pg_catalog, pg_temp",
+								 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+								 true, 0, false);
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "bloom summary: SPI_connect failed");
 		if (only != NULL)
@@ -379,6 +385,7 @@ buffers_flush(KeyBuffer *only, bool may_merge)
 			}
 		}
 		SPI_finish();
+		AtEOXact_GUC(false, guc_level);
 		SetUserIdAndSecContext(save_userid, save_sec_context);
 		if (pushed)
 			PopActiveSnapshot();
@@ -589,9 +596,9 @@ bloom_summary_collect(PG_FUNCTION_ARGS)
 }
 
 /*
- * bloom_summary_may_manage(relation): whether the user who called the
- * extension's SECURITY DEFINER summary functions (the current user outside
- * them) has the privileges of the relation's owner.
+ * bloom_summary_may_manage(relation): whether the current user has the
+ * privileges of the relation's owner (the row security of the summary
+ * catalog).  A relation that no longer exists: false.
  */
 Datum
 bloom_summary_may_manage(PG_FUNCTION_ARGS)
@@ -605,7 +612,7 @@ bloom_summary_may_manage(PG_FUNCTION_ARGS)
 		PG_RETURN_BOOL(false);
 	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
 	ReleaseSysCache(tup);
-	PG_RETURN_BOOL(has_privs_of_role(GetOuterUserId(), owner));
+	PG_RETURN_BOOL(has_privs_of_role(GetUserId(), owner));
 }
 
 /*
