@@ -68,8 +68,8 @@ PG_FUNCTION_INFO_V1(bloom_summary_unite);
 #define EXPLICIT_LIST_KEYS	240
 
 /* settings (documented in doc/summaries.md) */
-static int	merge_check_every = 16;
-static int	merge_deltas = 64;
+static int	merge_check_every = 32;
+static int	merge_deltas = 128;
 static int	merge_keys = 10000;
 
 typedef struct BufferKey
@@ -88,6 +88,10 @@ typedef struct KeyBuffer
 	int			capacity;
 	Datum	   *values[MAX_KEY_COLUMNS];
 	bool	   *nulls[MAX_KEY_COLUMNS];
+	/* one key column: the value hashes of the non-null keys, as bloom_agg's */
+	BloomHasher hasher;
+	uint64	   *hashes;
+	int			nhashes;
 } KeyBuffer;
 
 static MemoryContext buffer_context = NULL;
@@ -252,6 +256,35 @@ delta_insert_plan(KeyBuffer *buf, Oid *argtypes)
 	return entry->plan;
 }
 
+static SPIPlanPtr delta_values = NULL;
+static Oid	delta_values_schema = InvalidOid;
+
+static Oid
+bloom_type_oid(Oid schema)
+{
+	Oid			typid = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+										CStringGetDatum("bloom"), ObjectIdGetDatum(schema));
+
+	if (!OidIsValid(typid))
+		elog(ERROR, "bloom summary: type bloom is missing from schema %s", get_namespace_name(schema));
+	return typid;
+}
+
+static SPIPlanPtr
+delta_values_plan(Oid schema, Oid *argtypes)
+{
+	if (delta_values == NULL || delta_values_schema != schema)
+	{
+		delta_values = NULL;
+		delta_values = prepare_kept(psprintf("INSERT INTO %s.bloom_summary_delta (summary_id, partition, filter, nkeys) "
+											 "VALUES ($1, $2, $3, $4)",
+											 quote_identifier(get_namespace_name(schema))),
+									4, argtypes);
+		delta_values_schema = schema;
+	}
+	return delta_values;
+}
+
 static SPIPlanPtr
 merge_due_plan(Oid schema)
 {
@@ -266,6 +299,57 @@ merge_due_plan(Oid schema)
 		merge_due_schema = schema;
 	}
 	return merge_due;
+}
+
+static int
+hash_cmp(const void *a, const void *b)
+{
+	uint64		x = *(const uint64 *) a;
+	uint64		y = *(const uint64 *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/*
+ * The delta of at most EXPLICIT_LIST_KEYS keys of one column, built here
+ * as bloom_agg(key) builds it (the list of the distinct value hashes, seed
+ * 0, the newest hash scheme) and inserted as it is: no aggregate to plan
+ * or run on the writers' path.
+ */
+static void
+delta_list_write(KeyBuffer *buf, Datum *args, Oid *argtypes)
+{
+	BloomShape	shape;
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	BloomFilter *f;
+	BfBuilder	builder;
+	int			n = 0;
+	int			i;
+	int			rc;
+
+	qsort(buf->hashes, buf->nhashes, sizeof(uint64), hash_cmp);
+	for (i = 0; i < buf->nhashes; i++)
+		if (n == 0 || buf->hashes[n - 1] != buf->hashes[i])
+			buf->hashes[n++] = buf->hashes[i];
+	if (!bf_shape_collected((double) n, 0, &shape, errbuf))
+		elog(ERROR, "bloom summary: cannot size a delta: %s", errbuf);
+	f = bloom_alloc(&shape);
+	f->hash_scheme = BLOOM_HASH_SCHEME_NEWEST;
+	f->flags |= BLOOM_FLAG_AUTOSIZED;
+	bf_builder_start(&builder, f);
+	for (i = 0; i < n; i++)
+		bf_builder_add(&builder, buf->hashes[i]);
+	bf_builder_finish(&builder);
+	f->inserted = buf->nhashes;
+
+	args[2] = PointerGetDatum(f);
+	argtypes[2] = bloom_type_oid(buf->schema);
+	args[3] = Int64GetDatum(buf->nhashes);
+	argtypes[3] = INT8OID;
+	rc = SPI_execute_plan(delta_values_plan(buf->schema, argtypes), args, NULL, false, 0);
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "bloom summary: writing a delta failed: %s", SPI_result_code_string(rc));
+	/* the merge check reads only $1 and $2 */
 }
 
 /* Writes one buffer as a delta row, then lets the writer try a merge. */
@@ -283,6 +367,12 @@ buffer_write(KeyBuffer *buf, bool may_merge)
 	argtypes[0] = INT4OID;
 	args[1] = ObjectIdGetDatum(buf->key.partition);
 	argtypes[1] = REGCLASSOID;
+	if (buf->hashes != NULL && buf->nhashes <= EXPLICIT_LIST_KEYS)
+	{
+		if (buf->nhashes > 0)
+			delta_list_write(buf, args, argtypes);
+		goto merge;
+	}
 	for (i = 0; i < buf->ncolumns; i++)
 	{
 		int16		typlen;
@@ -308,6 +398,7 @@ buffer_write(KeyBuffer *buf, bool may_merge)
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "bloom summary: writing a delta failed: %s", SPI_result_code_string(rc));
 
+merge:
 	flush_count++;
 	if (may_merge && !IsolationUsesXactSnapshot() &&
 		(buf->nkeys > EXPLICIT_LIST_KEYS ||
@@ -371,6 +462,7 @@ buffers_flush(KeyBuffer *only, bool may_merge)
 		{
 			buffer_write(only, may_merge);
 			only->nkeys = 0;
+			only->nhashes = 0;
 		}
 		else
 		{
@@ -382,6 +474,7 @@ buffers_flush(KeyBuffer *only, bool may_merge)
 			{
 				buffer_write(buf, may_merge);
 				buf->nkeys = 0;
+				buf->nhashes = 0;
 			}
 		}
 		SPI_finish();
@@ -427,12 +520,12 @@ bloom_summary_writer_init(void)
 	DefineCustomIntVariable("bloomfilter.summary_merge_check_every",
 							"A writer checks whether a partition's summary deltas are due for a merge after this many of its deltas.",
 							"1 checks after every delta.",
-							&merge_check_every, 16, 1, 1000000,
+							&merge_check_every, 32, 1, 1000000,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("bloomfilter.summary_merge_deltas",
 							"A partition's summary deltas are merged into its filter once there are this many.",
 							NULL,
-							&merge_deltas, 64, 1, INT_MAX,
+							&merge_deltas, 128, 1, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("bloomfilter.summary_merge_keys",
 							"A partition's summary deltas are merged into its filter once they hold this many keys.",
@@ -463,6 +556,16 @@ buffer_for(TriggerData *trigdata, int32 summary_id, Oid schema, int ncolumns, co
 		buf->ncolumns = ncolumns;
 		buf->nkeys = 0;
 		buf->capacity = 16;
+		buf->nhashes = 0;
+		buf->hashes = NULL;
+		if (ncolumns == 1)
+		{
+			Form_pg_attribute att = TupleDescAttr(tupdesc, attnums[0] - 1);
+
+			memset(&buf->hasher, 0, sizeof(buf->hasher));
+			bloom_hasher_init(&buf->hasher, att->atttypid, att->attcollation, buffer_context);
+			buf->hashes = MemoryContextAlloc(buffer_context, sizeof(uint64) * buf->capacity);
+		}
 		for (i = 0; i < ncolumns; i++)
 		{
 			buf->types[i] = TupleDescAttr(tupdesc, attnums[i] - 1)->atttypid;
@@ -486,6 +589,8 @@ buffer_append(KeyBuffer *buf, TupleDesc tupdesc, HeapTuple tuple, const int *att
 			buf->values[i] = repalloc(buf->values[i], sizeof(Datum) * buf->capacity);
 			buf->nulls[i] = repalloc(buf->nulls[i], sizeof(bool) * buf->capacity);
 		}
+		if (buf->hashes != NULL)
+			buf->hashes = repalloc(buf->hashes, sizeof(uint64) * buf->capacity);
 	}
 	for (i = 0; i < buf->ncolumns; i++)
 	{
@@ -496,6 +601,9 @@ buffer_append(KeyBuffer *buf, TupleDesc tupdesc, HeapTuple tuple, const int *att
 		buf->nulls[i][buf->nkeys] = isnull;
 		buf->values[i][buf->nkeys] = isnull ? (Datum) 0 :
 			datumCopy(value, att->attbyval, att->attlen);
+		if (buf->hashes != NULL && !isnull)
+			buf->hashes[buf->nhashes++] =
+				bloom_hasher_value_hash(&buf->hasher, value, 0, BLOOM_HASH_SCHEME_NEWEST);
 	}
 	buf->nkeys++;
 }
