@@ -723,6 +723,18 @@ BEGIN
 	LOOP
 		PERFORM @extschema@.bloom_summary_reconcile(sid);
 	END LOOP;
+	-- the catalog itself altered (pg_restore --disable-triggers re-enables
+	-- its triggers after loading it): untrust every partition whose
+	-- writes do not reach its summary; nothing else (the load may not be
+	-- over)
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	           WHERE c.classid = 'pg_catalog.pg_class'::regclass
+	             AND c.objid IN ('@extschema@.bloom_summary_def'::regclass,
+	                             '@extschema@.bloom_summary_part'::regclass,
+	                             '@extschema@.bloom_summary_delta'::regclass)) THEN
+		UPDATE @extschema@.bloom_summary_part x SET trusted = false
+		WHERE x.trusted AND NOT @extschema@.bloom_summary_leaf_covered(x.summary_id, x.partition);
+	END IF;
 END
 $$;
 
