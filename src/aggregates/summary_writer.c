@@ -33,6 +33,8 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
 #include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
@@ -51,6 +53,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
+#include "utils/timestamp.h"
 
 #include "pg_compat.h"
 #include "aggregates/summary_writer.h"
@@ -92,6 +95,7 @@ typedef struct KeyBuffer
 	BloomHasher hasher;
 	uint64	   *hashes;
 	int			nhashes;
+	bool		merge_due;		/* written; its merge check is still to run */
 } KeyBuffer;
 
 static MemoryContext buffer_context = NULL;
@@ -256,35 +260,6 @@ delta_insert_plan(KeyBuffer *buf, Oid *argtypes)
 	return entry->plan;
 }
 
-static SPIPlanPtr delta_values = NULL;
-static Oid	delta_values_schema = InvalidOid;
-
-static Oid
-bloom_type_oid(Oid schema)
-{
-	Oid			typid = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-										CStringGetDatum("bloom"), ObjectIdGetDatum(schema));
-
-	if (!OidIsValid(typid))
-		elog(ERROR, "bloom summary: type bloom is missing from schema %s", get_namespace_name(schema));
-	return typid;
-}
-
-static SPIPlanPtr
-delta_values_plan(Oid schema, Oid *argtypes)
-{
-	if (delta_values == NULL || delta_values_schema != schema)
-	{
-		delta_values = NULL;
-		delta_values = prepare_kept(psprintf("INSERT INTO %s.bloom_summary_delta (summary_id, partition, filter, nkeys) "
-											 "VALUES ($1, $2, $3, $4)",
-											 quote_identifier(get_namespace_name(schema))),
-									4, argtypes);
-		delta_values_schema = schema;
-	}
-	return delta_values;
-}
-
 static SPIPlanPtr
 merge_due_plan(Oid schema)
 {
@@ -310,14 +285,26 @@ hash_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/* Whether the next delta of a partition checks for a merge. */
+static bool
+merge_check_due(KeyBuffer *buf, bool may_merge)
+{
+	flush_count++;
+	return may_merge && !IsolationUsesXactSnapshot() &&
+		(buf->nkeys > EXPLICIT_LIST_KEYS ||
+		 merge_check_every <= 1 || flush_count % merge_check_every == 0);
+}
+
 /*
  * The delta of at most EXPLICIT_LIST_KEYS keys of one column, built here
  * as bloom_agg(key) builds it (the list of the distinct value hashes, seed
- * 0, the newest hash scheme) and inserted as it is: no aggregate to plan
- * or run on the writers' path.
+ * 0, the newest hash scheme) and inserted into bloom_summary_delta as a
+ * heap tuple with its index entries (CatalogTupleInsert, which TOASTs):
+ * no statement to plan or run on the writers' path, and no privilege
+ * check, the trigger writing for the catalog's owner.
  */
 static void
-delta_list_write(KeyBuffer *buf, Datum *args, Oid *argtypes)
+delta_list_insert(KeyBuffer *buf)
 {
 	BloomShape	shape;
 	char		errbuf[BLOOM_ERRBUF_SIZE];
@@ -325,7 +312,11 @@ delta_list_write(KeyBuffer *buf, Datum *args, Oid *argtypes)
 	BfBuilder	builder;
 	int			n = 0;
 	int			i;
-	int			rc;
+	Oid			relid = get_relname_relid("bloom_summary_delta", buf->schema);
+	Relation	rel;
+	Datum		values[6];
+	bool		nulls[6] = {false, false, false, true, false, false};
+	HeapTuple	tuple;
 
 	qsort(buf->hashes, buf->nhashes, sizeof(uint64), hash_cmp);
 	for (i = 0; i < buf->nhashes; i++)
@@ -342,14 +333,56 @@ delta_list_write(KeyBuffer *buf, Datum *args, Oid *argtypes)
 	bf_builder_finish(&builder);
 	f->inserted = buf->nhashes;
 
-	args[2] = PointerGetDatum(f);
-	argtypes[2] = bloom_type_oid(buf->schema);
-	args[3] = Int64GetDatum(buf->nhashes);
-	argtypes[3] = INT8OID;
-	rc = SPI_execute_plan(delta_values_plan(buf->schema, argtypes), args, NULL, false, 0);
-	if (rc != SPI_OK_INSERT)
-		elog(ERROR, "bloom summary: writing a delta failed: %s", SPI_result_code_string(rc));
-	/* the merge check reads only $1 and $2 */
+	if (!OidIsValid(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("bloom summary: table bloom_summary_delta is missing from schema %s",
+						get_namespace_name(buf->schema))));
+	rel = table_open(relid, RowExclusiveLock);
+	if (RelationGetDescr(rel)->natts != 6)
+		elog(ERROR, "bloom summary: bloom_summary_delta has %d columns, not 6",
+			 RelationGetDescr(rel)->natts);
+	values[0] = Int32GetDatum(buf->key.summary_id);
+	values[1] = ObjectIdGetDatum(buf->key.partition);
+	values[2] = PointerGetDatum(f);
+	values[3] = (Datum) 0;
+	values[4] = Int64GetDatum(buf->nhashes);
+	values[5] = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
+	tuple = heap_form_tuple(RelationGetDescr(rel), values, nulls);
+	CatalogTupleInsert(rel, tuple);
+	heap_freetuple(tuple);
+	table_close(rel, NoLock);
+}
+
+/*
+ * Writes the buffers of one key column and few keys without SPI; marks
+ * those due for a merge check.  Returns whether any buffer is left for
+ * buffers_flush's SPI pass (larger deltas, merge checks).
+ */
+static bool
+buffers_write_lists(KeyBuffer *only, bool may_merge)
+{
+	HASH_SEQ_STATUS status;
+	KeyBuffer  *buf;
+	bool		left = false;
+
+	if (only == NULL)
+		hash_seq_init(&status, buffers);
+	while ((buf = only != NULL ? only : hash_seq_search(&status)) != NULL)
+	{
+		if (buf->nkeys > 0 && buf->hashes != NULL && buf->nhashes <= EXPLICIT_LIST_KEYS)
+		{
+			if (buf->nhashes > 0)
+				delta_list_insert(buf);
+			buf->merge_due = merge_check_due(buf, may_merge);
+			buf->nkeys = 0;
+			buf->nhashes = 0;
+		}
+		left |= buf->nkeys > 0 || buf->merge_due;
+		if (only != NULL)
+			break;
+	}
+	return left;
 }
 
 /* Writes one buffer as a delta row, then lets the writer try a merge. */
@@ -361,17 +394,15 @@ buffer_write(KeyBuffer *buf, bool may_merge)
 	int			i;
 	int			rc;
 
-	if (buf->nkeys == 0)
-		return;
 	args[0] = Int32GetDatum(buf->key.summary_id);
 	argtypes[0] = INT4OID;
 	args[1] = ObjectIdGetDatum(buf->key.partition);
 	argtypes[1] = REGCLASSOID;
-	if (buf->hashes != NULL && buf->nhashes <= EXPLICIT_LIST_KEYS)
+	if (buf->nkeys == 0)
 	{
-		if (buf->nhashes > 0)
-			delta_list_write(buf, args, argtypes);
-		goto merge;
+		if (buf->merge_due)
+			goto merge;
+		return;
 	}
 	for (i = 0; i < buf->ncolumns; i++)
 	{
@@ -398,12 +429,11 @@ buffer_write(KeyBuffer *buf, bool may_merge)
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "bloom summary: writing a delta failed: %s", SPI_result_code_string(rc));
 
+	buf->merge_due = merge_check_due(buf, may_merge);
 merge:
-	flush_count++;
-	if (may_merge && !IsolationUsesXactSnapshot() &&
-		(buf->nkeys > EXPLICIT_LIST_KEYS ||
-		 merge_check_every <= 1 || flush_count % merge_check_every == 0))
+	if (buf->merge_due)
 	{
+		buf->merge_due = false;
 		rc = SPI_execute_plan(merge_due_plan(buf->schema), args, NULL, false, 0);
 		if (rc != SPI_OK_SELECT)
 			elog(ERROR, "bloom summary: merge check failed: %s", SPI_result_code_string(rc));
@@ -435,9 +465,17 @@ buffers_flush(KeyBuffer *only, bool may_merge)
 			return;
 		hash_seq_term(&status);
 	}
+	/* an error aborts the transaction, whose callback resets the flag */
+	flushing = true;
+	if (!buffers_write_lists(only, may_merge))
+	{
+		flushing = false;
+		if (only == NULL)
+			buffers_forget();
+		return;
+	}
 	owner = catalog_owner(first->schema);
 
-	flushing = true;
 	GetUserIdAndSecContext(&save_userid, &save_sec_context);
 	PG_TRY();
 	{
@@ -558,6 +596,7 @@ buffer_for(TriggerData *trigdata, int32 summary_id, Oid schema, int ncolumns, co
 		buf->capacity = 16;
 		buf->nhashes = 0;
 		buf->hashes = NULL;
+		buf->merge_due = false;
 		if (ncolumns == 1)
 		{
 			Form_pg_attribute att = TupleDescAttr(tupdesc, attnums[0] - 1);
