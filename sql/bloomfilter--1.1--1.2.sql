@@ -470,9 +470,20 @@ CREATE FUNCTION @extschema@.bloom_summary_unite(part @extschema@.bloom, delta @e
 	AS 'MODULE_PATHNAME', 'bloom_summary_unite' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.bloom_summary_unite(@extschema@.bloom, @extschema@.bloom) IS
 	'part | delta, where delta may be the explicit list of a few keys and part a filter of a fixed shape (the list''s values are added to part, which keeps its shape); otherwise bloom_union';
+CREATE FUNCTION @extschema@.bloom_summary_unite_trans(internal, @extschema@.bloom)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_summary_unite_trans' LANGUAGE C IMMUTABLE;
+COMMENT ON FUNCTION @extschema@.bloom_summary_unite_trans(internal, @extschema@.bloom) IS
+	'transition function of bloom_summary_unite_agg: unites in place';
+CREATE FUNCTION @extschema@.bloom_summary_unite_final(internal)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_summary_unite_final' LANGUAGE C IMMUTABLE;
+COMMENT ON FUNCTION @extschema@.bloom_summary_unite_final(internal) IS
+	'final function of bloom_summary_unite_agg';
 CREATE AGGREGATE @extschema@.bloom_summary_unite_agg(@extschema@.bloom) (
-	SFUNC = @extschema@.bloom_summary_unite,
-	STYPE = @extschema@.bloom
+	SFUNC = @extschema@.bloom_summary_unite_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.bloom_summary_unite_final
 );
 COMMENT ON AGGREGATE @extschema@.bloom_summary_unite_agg(@extschema@.bloom) IS
 	'bloom_summary_unite of the filters in order: a partition''s filter first (ORDER BY), then its deltas';
