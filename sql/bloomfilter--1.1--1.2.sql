@@ -663,7 +663,10 @@ BEGIN
 		CASE WHEN e.filter IS NOT NULL THEN 'filter' ELSE 'mfilter' END,
 		CASE WHEN e.filter IS NOT NULL THEN '$3' ELSE '$4' END)
 	USING summary_id, leaf, e.filter, e.mfilter,
-	      @extschema@.bloom_summary_leaf_covered(summary_id, leaf);
+	      -- a filter of the rows row security lets the caller see may
+	      -- miss keys: not trusted
+	      @extschema@.bloom_summary_leaf_covered(summary_id, leaf)
+	      AND NOT pg_catalog.row_security_active(leaf);
 END
 $$;
 
