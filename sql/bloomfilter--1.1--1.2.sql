@@ -463,16 +463,27 @@ COMMENT ON FUNCTION @extschema@.bloom_summary_collect() IS
 CREATE FUNCTION @extschema@.bloom_summary_may_manage(relation regclass) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'bloom_summary_may_manage' LANGUAGE C STABLE STRICT;
 COMMENT ON FUNCTION @extschema@.bloom_summary_may_manage(regclass) IS
-	'whether the caller of the summary management functions has the privileges of the relation''s owner';
+	'whether the current user has the privileges of the relation''s owner (row security of the summary catalog)';
 
 CREATE FUNCTION @extschema@.bloom_summary_unite(part @extschema@.bloom, delta @extschema@.bloom)
 	RETURNS @extschema@.bloom
 	AS 'MODULE_PATHNAME', 'bloom_summary_unite' LANGUAGE C IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.bloom_summary_unite(@extschema@.bloom, @extschema@.bloom) IS
 	'part | delta, where delta may be the explicit list of a few keys and part a filter of a fixed shape (the list''s values are added to part, which keeps its shape); otherwise bloom_union';
+CREATE FUNCTION @extschema@.bloom_summary_unite_trans(internal, @extschema@.bloom)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_summary_unite_trans' LANGUAGE C IMMUTABLE;
+COMMENT ON FUNCTION @extschema@.bloom_summary_unite_trans(internal, @extschema@.bloom) IS
+	'transition function of bloom_summary_unite_agg: unites in place';
+CREATE FUNCTION @extschema@.bloom_summary_unite_final(internal)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_summary_unite_final' LANGUAGE C IMMUTABLE;
+COMMENT ON FUNCTION @extschema@.bloom_summary_unite_final(internal) IS
+	'final function of bloom_summary_unite_agg';
 CREATE AGGREGATE @extschema@.bloom_summary_unite_agg(@extschema@.bloom) (
-	SFUNC = @extschema@.bloom_summary_unite,
-	STYPE = @extschema@.bloom
+	SFUNC = @extschema@.bloom_summary_unite_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.bloom_summary_unite_final
 );
 COMMENT ON AGGREGATE @extschema@.bloom_summary_unite_agg(@extschema@.bloom) IS
 	'bloom_summary_unite of the filters in order: a partition''s filter first (ORDER BY), then its deltas';
@@ -487,7 +498,6 @@ CREATE FUNCTION @extschema@.bloom_summary_trigger_name(summary_id integer) RETUR
 -- replica and in logical replication's apply).  Foreign tables never.
 CREATE FUNCTION @extschema@.bloom_summary_leaf_covered(summary_id integer, leaf regclass)
 	RETURNS boolean LANGUAGE sql STABLE STRICT
-	SET search_path = pg_catalog, pg_temp
 BEGIN ATOMIC
 	SELECT EXISTS (
 		SELECT 1 FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
@@ -500,7 +510,6 @@ END;
 CREATE FUNCTION @extschema@.bloom_summary_empty(summary_id integer,
 		OUT filter @extschema@.bloom, OUT mfilter @extschema@.multibloom)
 	LANGUAGE sql STABLE STRICT
-	SET search_path = pg_catalog, pg_temp
 BEGIN ATOMIC
 	SELECT CASE WHEN pg_catalog.cardinality(d.key_columns) = 1
 	            THEN @extschema@.bloom_empty(d.capacity, d.fpp) END,
@@ -513,7 +522,6 @@ END;
 -- fpp) or multibloom_agg_fixed(capacity, fpp, k1, k2, ...).
 CREATE FUNCTION @extschema@.bloom_summary_agg_sql(summary_id integer) RETURNS text
 	LANGUAGE sql STABLE STRICT
-	SET search_path = pg_catalog, pg_temp
 BEGIN ATOMIC
 	SELECT CASE WHEN pg_catalog.cardinality(d.key_columns) = 1
 	  THEN pg_catalog.format('%I.bloom_agg(%I, %s::bigint, %s::float8)', n.nspname,
@@ -540,7 +548,6 @@ CREATE FUNCTION @extschema@.bloom_summary_lock_key(summary_id integer, leaf regc
 -- Returns the number of deltas merged.
 CREATE FUNCTION @extschema@.bloom_summary_merge_locked(summary_id integer, leaf regclass) RETURNS bigint
 	LANGUAGE sql VOLATILE STRICT
-	SET search_path = pg_catalog, pg_temp
 BEGIN ATOMIC
 	WITH d AS (
 		DELETE FROM @extschema@.bloom_summary_delta x
@@ -563,10 +570,9 @@ END;
 -- Called by writers (C) after writing a delta: merges the partition's
 -- deltas when they pass bloomfilter.summary_merge_deltas or
 -- bloomfilter.summary_merge_keys, if no one else is merging or refreshing
--- it (pg_try_advisory_xact_lock: a writer never waits here).
+-- it (pg_catalog.pg_try_advisory_xact_lock: a writer never waits here).
 CREATE FUNCTION @extschema@.bloom_summary_merge_due(summary_id integer, leaf regclass) RETURNS boolean
-	LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp
+	LANGUAGE plpgsql VOLATILE STRICT
 AS $$
 DECLARE
 	ndeltas bigint;
@@ -579,14 +585,13 @@ BEGIN
 	                   AND nkeys < current_setting('bloomfilter.summary_merge_keys')::bigint) THEN
 		RETURN false;
 	END IF;
-	IF NOT pg_try_advisory_xact_lock(@extschema@.bloom_summary_lock_key(summary_id, leaf)) THEN
+	IF NOT pg_catalog.pg_try_advisory_xact_lock(@extschema@.bloom_summary_lock_key(summary_id, leaf)) THEN
 		RETURN false;
 	END IF;
 	PERFORM @extschema@.bloom_summary_merge_locked(summary_id, leaf);
 	RETURN true;
 END
 $$;
-REVOKE ALL ON FUNCTION @extschema@.bloom_summary_merge_due(integer, regclass) FROM PUBLIC;
 
 -- ---- the summary's trigger and its partitions ----
 
@@ -595,7 +600,6 @@ REVOKE ALL ON FUNCTION @extschema@.bloom_summary_merge_due(integer, regclass) FR
 -- a SHARE ROW EXCLUSIVE lock: only when something must change).
 CREATE FUNCTION @extschema@.bloom_summary_ensure_trigger(summary_id integer) RETURNS void
 	LANGUAGE plpgsql VOLATILE STRICT
-	SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	d @extschema@.bloom_summary_def;
@@ -604,7 +608,7 @@ DECLARE
 BEGIN
 	SELECT * INTO STRICT d FROM @extschema@.bloom_summary_def x
 	WHERE x.summary_id = bloom_summary_ensure_trigger.summary_id;
-	IF NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = d.parent AND t.tgname = tg) THEN
+	IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t WHERE t.tgrelid = d.parent AND t.tgname = tg) THEN
 		EXECUTE format('CREATE TRIGGER %I AFTER INSERT OR UPDATE ON %s FOR EACH ROW '
 		               'EXECUTE FUNCTION @extschema@.bloom_summary_collect(%L, %s)',
 		               tg, d.parent, summary_id,
@@ -612,9 +616,9 @@ BEGIN
 		                FROM unnest(d.key_columns) WITH ORDINALITY AS u(k, o)));
 	END IF;
 	FOR rel IN
-		SELECT t.tgrelid::regclass FROM pg_trigger t
+		SELECT t.tgrelid::regclass FROM pg_catalog.pg_trigger t
 		WHERE t.tgname = tg AND t.tgenabled <> 'A'
-		  AND t.tgrelid IN (SELECT p.relid FROM pg_partition_tree(d.parent) p)
+		  AND t.tgrelid IN (SELECT p.relid FROM pg_catalog.pg_partition_tree(d.parent) p)
 		ORDER BY t.tgrelid
 	LOOP
 		EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', rel, tg);
@@ -628,13 +632,12 @@ $$;
 -- deltas of) and marks it trusted if writes reach the summary.
 CREATE FUNCTION @extschema@.bloom_summary_refresh_leaf(summary_id integer, leaf regclass) RETURNS void
 	LANGUAGE plpgsql VOLATILE STRICT
-	SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	e record;
 	foreign_leaf boolean;
 BEGIN
-	SELECT c.relkind = 'f' INTO foreign_leaf FROM pg_class c WHERE c.oid = leaf;
+	SELECT c.relkind = 'f' INTO foreign_leaf FROM pg_catalog.pg_class c WHERE c.oid = leaf;
 	e := @extschema@.bloom_summary_empty(summary_id);
 	IF foreign_leaf THEN
 		-- writers on the remote server bypass any trigger here
@@ -646,7 +649,7 @@ BEGIN
 	-- a concurrent ALTER TABLE ... DISABLE TRIGGER waits until this commits
 	EXECUTE format('LOCK TABLE %s IN SHARE UPDATE EXCLUSIVE MODE', leaf);
 	-- merges of this partition wait too (they only try the lock)
-	PERFORM pg_advisory_xact_lock(@extschema@.bloom_summary_lock_key(summary_id, leaf));
+	PERFORM pg_catalog.pg_advisory_xact_lock(@extschema@.bloom_summary_lock_key(summary_id, leaf));
 	EXECUTE format(
 		'WITH d AS (DELETE FROM @extschema@.bloom_summary_delta x '
 		'           WHERE x.summary_id OPERATOR(pg_catalog.=) $1 AND x.partition OPERATOR(pg_catalog.=) $2), '
@@ -660,7 +663,10 @@ BEGIN
 		CASE WHEN e.filter IS NOT NULL THEN 'filter' ELSE 'mfilter' END,
 		CASE WHEN e.filter IS NOT NULL THEN '$3' ELSE '$4' END)
 	USING summary_id, leaf, e.filter, e.mfilter,
-	      @extschema@.bloom_summary_leaf_covered(summary_id, leaf);
+	      -- a filter of the rows row security lets the caller see may
+	      -- miss keys: not trusted
+	      @extschema@.bloom_summary_leaf_covered(summary_id, leaf)
+	      AND NOT pg_catalog.row_security_active(leaf);
 END
 $$;
 
@@ -671,7 +677,6 @@ $$;
 -- becomes untrusted until the next refresh.  Run by the event triggers.
 CREATE FUNCTION @extschema@.bloom_summary_reconcile(summary_id integer) RETURNS void
 	LANGUAGE plpgsql VOLATILE STRICT
-	SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	d @extschema@.bloom_summary_def;
@@ -683,7 +688,7 @@ BEGIN
 	IF NOT FOUND THEN
 		RETURN;
 	END IF;
-	leaves := ARRAY(SELECT p.relid FROM pg_partition_tree(d.parent) p WHERE p.isleaf);
+	leaves := ARRAY(SELECT p.relid FROM pg_catalog.pg_partition_tree(d.parent) p WHERE p.isleaf);
 	DELETE FROM @extschema@.bloom_summary_delta x
 	WHERE x.summary_id = d.summary_id AND x.partition::oid <> ALL (leaves);
 	DELETE FROM @extschema@.bloom_summary_part x
@@ -708,8 +713,7 @@ $$;
 -- ddl_command_end: reconciles the summaries of every table the command
 -- touched (or whose trigger it touched), and of their ancestors.
 CREATE FUNCTION @extschema@.bloom_summary_ddl_end() RETURNS event_trigger
-	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp
+	LANGUAGE plpgsql VOLATILE
 AS $$
 DECLARE
 	sid integer;
@@ -719,28 +723,39 @@ BEGIN
 	END IF;
 	FOR sid IN
 		WITH touched AS (
-			SELECT c.objid AS relid FROM pg_event_trigger_ddl_commands() c
+			SELECT c.objid AS relid FROM pg_catalog.pg_event_trigger_ddl_commands() c
 			WHERE c.classid = 'pg_catalog.pg_class'::regclass
 			UNION
-			SELECT t.tgrelid FROM pg_event_trigger_ddl_commands() c
-			JOIN pg_trigger t ON t.oid = c.objid
+			SELECT t.tgrelid FROM pg_catalog.pg_event_trigger_ddl_commands() c
+			JOIN pg_catalog.pg_trigger t ON t.oid = c.objid
 			WHERE c.classid = 'pg_catalog.pg_trigger'::regclass)
 		SELECT DISTINCT d.summary_id FROM @extschema@.bloom_summary_def d
 		WHERE d.parent::oid IN (SELECT relid FROM touched
 		                        UNION SELECT a.relid FROM touched,
-		                              LATERAL pg_partition_ancestors(touched.relid) a)
+		                              LATERAL pg_catalog.pg_partition_ancestors(touched.relid) a)
 		ORDER BY 1
 	LOOP
 		PERFORM @extschema@.bloom_summary_reconcile(sid);
 	END LOOP;
+	-- the catalog itself altered (pg_restore --disable-triggers re-enables
+	-- its triggers after loading it): untrust every partition whose
+	-- writes do not reach its summary; nothing else (the load may not be
+	-- over)
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	           WHERE c.classid = 'pg_catalog.pg_class'::regclass
+	             AND c.objid IN ('@extschema@.bloom_summary_def'::regclass,
+	                             '@extschema@.bloom_summary_part'::regclass,
+	                             '@extschema@.bloom_summary_delta'::regclass)) THEN
+		UPDATE @extschema@.bloom_summary_part x SET trusted = false
+		WHERE x.trusted AND NOT @extschema@.bloom_summary_leaf_covered(x.summary_id, x.partition);
+	END IF;
 END
 $$;
 
 -- sql_drop: a dropped parent drops its summaries; a dropped partition its
 -- rows; a dropped trigger (DROP TRIGGER on the parent) untrusts the leaves.
 CREATE FUNCTION @extschema@.bloom_summary_sql_drop() RETURNS event_trigger
-	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp
+	LANGUAGE plpgsql VOLATILE
 AS $$
 DECLARE
 	sid integer;
@@ -749,15 +764,15 @@ BEGIN
 		RETURN;
 	END IF;
 	DELETE FROM @extschema@.bloom_summary_def d
-	WHERE d.parent::oid IN (SELECT o.objid FROM pg_event_trigger_dropped_objects() o
+	WHERE d.parent::oid IN (SELECT o.objid FROM pg_catalog.pg_event_trigger_dropped_objects() o
 	                        WHERE o.classid = 'pg_catalog.pg_class'::regclass AND o.objsubid = 0);
 	DELETE FROM @extschema@.bloom_summary_delta x
-	WHERE x.partition::oid IN (SELECT o.objid FROM pg_event_trigger_dropped_objects() o
+	WHERE x.partition::oid IN (SELECT o.objid FROM pg_catalog.pg_event_trigger_dropped_objects() o
 	                           WHERE o.classid = 'pg_catalog.pg_class'::regclass AND o.objsubid = 0);
 	DELETE FROM @extschema@.bloom_summary_part x
-	WHERE x.partition::oid IN (SELECT o.objid FROM pg_event_trigger_dropped_objects() o
+	WHERE x.partition::oid IN (SELECT o.objid FROM pg_catalog.pg_event_trigger_dropped_objects() o
 	                           WHERE o.classid = 'pg_catalog.pg_class'::regclass AND o.objsubid = 0);
-	IF EXISTS (SELECT 1 FROM pg_event_trigger_dropped_objects() o
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
 	           WHERE o.classid = 'pg_catalog.pg_trigger'::regclass
 	              OR (o.classid = 'pg_catalog.pg_class'::regclass AND o.objsubid <> 0)) THEN
 		FOR sid IN SELECT d.summary_id FROM @extschema@.bloom_summary_def d ORDER BY 1 LOOP
@@ -780,7 +795,6 @@ ALTER EVENT TRIGGER bloom_summary_sql_drop ENABLE ALWAYS;
 -- The summary of (parent, key columns), checked: the caller must own the parent.
 CREATE FUNCTION @extschema@.bloom_summary_find(parent regclass, key_columns name[]) RETURNS integer
 	LANGUAGE plpgsql STABLE STRICT
-	SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	sid integer;
@@ -802,8 +816,7 @@ $$;
 
 CREATE FUNCTION @extschema@.bloom_summary_create(parent regclass, key_columns name[],
 		capacity bigint, fpp float8 DEFAULT 0.01) RETURNS integer
-	LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp
+	LANGUAGE plpgsql VOLATILE STRICT
 AS $$
 DECLARE
 	sid integer;
@@ -813,7 +826,7 @@ BEGIN
 		RAISE EXCEPTION 'must be owner of table %', parent
 			USING ERRCODE = 'insufficient_privilege';
 	END IF;
-	IF (SELECT c.relkind FROM pg_class c WHERE c.oid = parent) <> 'p' THEN
+	IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid = parent) <> 'p' THEN
 		RAISE EXCEPTION '% is not a partitioned table', parent
 			USING ERRCODE = 'wrong_object_type',
 			      HINT = 'A managed summary keeps one filter per leaf partition of a partitioned table.';
@@ -823,7 +836,7 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	FOREACH k IN ARRAY key_columns LOOP
-		IF NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = parent AND a.attname = k
+		IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a WHERE a.attrelid = parent AND a.attname = k
 		               AND a.attnum > 0 AND NOT a.attisdropped) THEN
 			RAISE EXCEPTION 'column "%" of table % does not exist', k, parent
 				USING ERRCODE = 'undefined_column';
@@ -847,7 +860,7 @@ BEGIN
 	PERFORM @extschema@.bloom_summary_ensure_trigger(sid);
 	PERFORM @extschema@.bloom_summary_reconcile(sid);
 	PERFORM @extschema@.bloom_summary_refresh_leaf(sid, p.relid)
-	FROM pg_partition_tree(parent) p WHERE p.isleaf;
+	FROM pg_catalog.pg_partition_tree(parent) p WHERE p.isleaf;
 	RETURN sid;
 END
 $$;
@@ -862,8 +875,7 @@ COMMENT ON FUNCTION @extschema@.bloom_summary_create(regclass, name, bigint, flo
 	'creates the managed summary of a partitioned table''s key column: one bloom filter of the shape bloom_empty(capacity, fpp) per leaf partition, kept current by writers; returns its id';
 
 CREATE FUNCTION @extschema@.bloom_summary_drop(parent regclass, key_columns name[]) RETURNS void
-	LANGUAGE plpgsql VOLATILE STRICT SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp
+	LANGUAGE plpgsql VOLATILE STRICT
 AS $$
 DECLARE
 	sid integer := @extschema@.bloom_summary_find(parent, key_columns);
@@ -884,8 +896,7 @@ COMMENT ON FUNCTION @extschema@.bloom_summary_drop(regclass, name) IS
 
 CREATE FUNCTION @extschema@.bloom_summary_refresh(parent regclass, key_columns name[],
 		partition regclass DEFAULT NULL) RETURNS bigint
-	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp
+	LANGUAGE plpgsql VOLATILE
 AS $$
 DECLARE
 	sid integer;
@@ -898,14 +909,14 @@ BEGIN
 	END IF;
 	sid := @extschema@.bloom_summary_find(parent, key_columns);
 	IF partition IS NOT NULL AND NOT EXISTS (
-			SELECT 1 FROM pg_partition_tree(parent) p WHERE p.relid = partition AND p.isleaf) THEN
+			SELECT 1 FROM pg_catalog.pg_partition_tree(parent) p WHERE p.relid = partition AND p.isleaf) THEN
 		RAISE EXCEPTION '% is not a leaf partition of %', partition, parent
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	PERFORM @extschema@.bloom_summary_ensure_trigger(sid);
 	PERFORM @extschema@.bloom_summary_reconcile(sid);
 	FOR leaf IN
-		SELECT p.relid FROM pg_partition_tree(parent) p
+		SELECT p.relid FROM pg_catalog.pg_partition_tree(parent) p
 		WHERE p.isleaf AND (bloom_summary_refresh.partition IS NULL OR p.relid = bloom_summary_refresh.partition)
 		ORDER BY p.relid
 	LOOP
@@ -926,8 +937,7 @@ COMMENT ON FUNCTION @extschema@.bloom_summary_refresh(regclass, name, regclass) 
 
 CREATE FUNCTION @extschema@.bloom_summary_merge(parent regclass DEFAULT NULL, key_columns name[] DEFAULT NULL)
 	RETURNS bigint
-	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp
+	LANGUAGE plpgsql VOLATILE
 AS $$
 DECLARE
 	r record;
@@ -946,7 +956,7 @@ BEGIN
 		ORDER BY 1, 2
 	LOOP
 		-- a partition being merged or refreshed by someone else is skipped
-		IF pg_try_advisory_xact_lock(@extschema@.bloom_summary_lock_key(r.summary_id, r.partition)) THEN
+		IF pg_catalog.pg_try_advisory_xact_lock(@extschema@.bloom_summary_lock_key(r.summary_id, r.partition)) THEN
 			n := n + @extschema@.bloom_summary_merge_locked(r.summary_id, r.partition);
 		END IF;
 	END LOOP;
@@ -993,8 +1003,54 @@ COMMENT ON VIEW @extschema@.bloom_summaries IS
 	'the managed summaries of the tables the user may read: partitions (trusted: pruned when the filters rule a key out; untrusted: never pruned until the next refresh), filter bytes, pending deltas (rows, keys, bytes), refresh times';
 GRANT SELECT ON @extschema@.bloom_summaries TO PUBLIC;
 
--- internal: not for direct calls
-REVOKE ALL ON FUNCTION @extschema@.bloom_summary_refresh_leaf(integer, regclass) FROM PUBLIC;
-REVOKE ALL ON FUNCTION @extschema@.bloom_summary_reconcile(integer) FROM PUBLIC;
-REVOKE ALL ON FUNCTION @extschema@.bloom_summary_ensure_trigger(integer) FROM PUBLIC;
-REVOKE ALL ON FUNCTION @extschema@.bloom_summary_merge_locked(integer, regclass) FROM PUBLIC;
+
+-- ---- who may change what ----
+-- Every function runs as its caller.  The catalog is open to all through
+-- row security: a summary's rows may be changed by the owner of its
+-- partitioned table, and a partition's rows also by the owner of that
+-- partition (whose DDL, such as DISABLE TRIGGER, must be able to untrust
+-- them); filters may be read by whoever may read the partitioned table or
+-- owns the partition.  Writers' deltas are written by the row trigger as
+-- the catalog's owner (src/aggregates/summary_writer.c), so writers need
+-- no privilege here.
+GRANT SELECT, INSERT, UPDATE, DELETE ON @extschema@.bloom_summary_def,
+	@extschema@.bloom_summary_part, @extschema@.bloom_summary_delta TO PUBLIC;
+GRANT USAGE ON SEQUENCE @extschema@.bloom_summary_def_summary_id_seq TO PUBLIC;
+ALTER TABLE @extschema@.bloom_summary_def ENABLE ROW LEVEL SECURITY;
+ALTER TABLE @extschema@.bloom_summary_part ENABLE ROW LEVEL SECURITY;
+ALTER TABLE @extschema@.bloom_summary_delta ENABLE ROW LEVEL SECURITY;
+CREATE POLICY bloom_summary_def_read ON @extschema@.bloom_summary_def FOR SELECT
+	USING (true);
+CREATE POLICY bloom_summary_def_owner ON @extschema@.bloom_summary_def FOR ALL
+	USING (@extschema@.bloom_summary_may_manage(parent))
+	WITH CHECK (@extschema@.bloom_summary_may_manage(parent));
+CREATE FUNCTION @extschema@.bloom_summary_may_manage(summary_id integer, partition regclass)
+	RETURNS boolean LANGUAGE sql STABLE STRICT
+BEGIN ATOMIC
+	SELECT @extschema@.bloom_summary_may_manage(partition)
+	    OR COALESCE((SELECT @extschema@.bloom_summary_may_manage(d.parent)
+	                 FROM @extschema@.bloom_summary_def d
+	                 WHERE d.summary_id OPERATOR(pg_catalog.=) bloom_summary_may_manage.summary_id), false);
+END;
+COMMENT ON FUNCTION @extschema@.bloom_summary_may_manage(integer, regclass) IS
+	'whether the current user owns the summary''s partitioned table or the partition (row security of the summary catalog)';
+CREATE FUNCTION @extschema@.bloom_summary_may_read(summary_id integer, partition regclass)
+	RETURNS boolean LANGUAGE sql STABLE STRICT
+BEGIN ATOMIC
+	SELECT @extschema@.bloom_summary_may_manage(partition)
+	    OR COALESCE((SELECT pg_catalog.has_table_privilege(d.parent, 'SELECT')
+	                 FROM @extschema@.bloom_summary_def d
+	                 WHERE d.summary_id OPERATOR(pg_catalog.=) bloom_summary_may_read.summary_id), false);
+END;
+COMMENT ON FUNCTION @extschema@.bloom_summary_may_read(integer, regclass) IS
+	'whether the current user may read the summary''s partitioned table or owns the partition (row security of the summary catalog)';
+CREATE POLICY bloom_summary_part_read ON @extschema@.bloom_summary_part FOR SELECT
+	USING (@extschema@.bloom_summary_may_read(summary_id, partition));
+CREATE POLICY bloom_summary_part_owner ON @extschema@.bloom_summary_part FOR ALL
+	USING (@extschema@.bloom_summary_may_manage(summary_id, partition))
+	WITH CHECK (@extschema@.bloom_summary_may_manage(summary_id, partition));
+CREATE POLICY bloom_summary_delta_read ON @extschema@.bloom_summary_delta FOR SELECT
+	USING (@extschema@.bloom_summary_may_read(summary_id, partition));
+CREATE POLICY bloom_summary_delta_owner ON @extschema@.bloom_summary_delta FOR ALL
+	USING (@extschema@.bloom_summary_may_manage(summary_id, partition))
+	WITH CHECK (@extschema@.bloom_summary_may_manage(summary_id, partition));

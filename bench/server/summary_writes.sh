@@ -1,0 +1,99 @@
+#!/bin/bash
+# bench/server/summary_writes.sh: the write path of managed summaries.
+# CLIENTS concurrent pgbench sessions insert single rows into today's
+# partition of a table partitioned by day, in three tables of one cluster,
+# measured in the same run, interleaved ROUNDS times for SECONDS each:
+#   none     no summary
+#   managed  bloom_summary_create (delta rows, merged by writers)
+#   upsert   the 1.1 recipe: bloom_summary_trigger, one upsert per statement
+# It prints transactions per second and the ratios managed/none and
+# upsert/none; then the summary's on-disk growth per 10^5 rows before a
+# merge, and the time and memory of merging 10^5 pending keys.
+# Results: bench/results/summary-writes-results.md.
+#
+#   bash bench/server/summary_writes.sh
+#   CLIENTS=8 SECONDS_PER_RUN=20 ROUNDS=3 bash bench/server/summary_writes.sh
+#
+# Starts a throwaway cluster on port $PORT (as the postgres OS user when
+# run as root) and removes it on exit.  PG_CONFIG picks the installation.
+set -euo pipefail
+
+CLIENTS=${CLIENTS:-8}
+SECONDS_PER_RUN=${SECONDS_PER_RUN:-15}
+ROUNDS=${ROUNDS:-3}
+CAPACITY=${CAPACITY:-100000}
+PORT=${PORT:-5591}
+PG_CONFIG=${PG_CONFIG:-pg_config}
+BIN=$($PG_CONFIG --bindir)
+DIR=$(mktemp -d /tmp/bloom-summary-bench.XXXXXX)
+AS=()
+if [ "$(id -u)" = 0 ]; then chown postgres "$DIR"; AS=(runuser -u postgres --); fi
+cleanup() { "${AS[@]}" "$BIN/pg_ctl" -D "$DIR/data" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$DIR"; }
+trap cleanup EXIT
+
+"${AS[@]}" "$BIN/initdb" -D "$DIR/data" -A trust >/dev/null
+"${AS[@]}" "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/log" -w \
+	-o "-p $PORT -k $DIR -c shared_buffers=512MB -c max_wal_size=4GB -c synchronous_commit=off" start >/dev/null
+PSQL=("${AS[@]}" "$BIN/psql" -h "$DIR" -p "$PORT" -d postgres -qAtX -v ON_ERROR_STOP=1)
+
+"${PSQL[@]}" <<SQL
+CREATE EXTENSION bloomfilter;
+DO \$\$
+DECLARE t text;
+BEGIN
+	FOREACH t IN ARRAY ARRAY['none', 'managed', 'upsert'] LOOP
+		EXECUTE format('CREATE TABLE ev_%s (day date NOT NULL, user_id bigint, payload text) PARTITION BY RANGE (day)', t);
+		FOR d IN 0..6 LOOP
+			EXECUTE format('CREATE TABLE ev_%s_%s PARTITION OF ev_%s FOR VALUES FROM (%L) TO (%L)',
+			               t, d, t, current_date - d, current_date - d + 1);
+		END LOOP;
+	END LOOP;
+END \$\$;
+SELECT bloom_summary_create('ev_managed', 'user_id', $CAPACITY, 0.01);
+CREATE TABLE ev_upsert_summary (day date PRIMARY KEY, filter bloom NOT NULL);
+CREATE TRIGGER s AFTER INSERT ON ev_upsert REFERENCING NEW TABLE AS bloom_new_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION bloom_summary_trigger('public.ev_upsert_summary', 'day', 'user_id', $CAPACITY, 0.01);
+SQL
+
+for t in none managed upsert; do
+	printf '\\set uid random(1, 1000000000)\nINSERT INTO ev_%s VALUES (current_date, :uid, '\''x'\'');\n' "$t" > "$DIR/$t.sql"
+done
+chmod a+r "$DIR"/*.sql
+
+declare -A TPS
+for r in $(seq 1 "$ROUNDS"); do
+	for t in none managed upsert; do
+		tps=$("${AS[@]}" "$BIN/pgbench" -h "$DIR" -p "$PORT" -n -c "$CLIENTS" -j "$CLIENTS" -T "$SECONDS_PER_RUN" \
+			-f "$DIR/$t.sql" postgres 2>/dev/null | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+		TPS[$t]="${TPS[$t]:-} $tps"
+		echo "round $r $t: $tps tps"
+	done
+	"${PSQL[@]}" -c "VACUUM" >/dev/null
+done
+median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+none=$(echo "${TPS[none]}" | median); managed=$(echo "${TPS[managed]}" | median); upsert=$(echo "${TPS[upsert]}" | median)
+echo "median tps: none $none  managed $managed  upsert $upsert"
+awk -v n="$none" -v m="$managed" -v u="$upsert" 'BEGIN { printf "ratios: managed/none %.2f  upsert/none %.2f  managed/upsert %.2f\n", m/n, u/n, m/u }'
+echo "summary state after the runs:"
+"${PSQL[@]}" -c "SELECT summary, partitions, trusted_partitions, bytes, pending_deltas, pending_keys, pending_bytes FROM bloom_summaries"
+
+# on-disk growth per 10^5 single-row transactions before a merge
+"${PSQL[@]}" -c "SELECT bloom_summary_merge()" >/dev/null
+"${PSQL[@]}" -c "VACUUM bloom_summary_delta" >/dev/null
+before=$("${PSQL[@]}" -c "SELECT pg_total_relation_size('bloom_summary_delta')")
+printf '\\set uid random(1, 1000000000)\nSET bloomfilter.summary_merge_deltas = 2000000000;\nSET bloomfilter.summary_merge_keys = 2000000000;\nINSERT INTO ev_managed VALUES (current_date, :uid, '\''x'\'');\n' > "$DIR/nomerge.sql"
+chmod a+r "$DIR/nomerge.sql"
+"${AS[@]}" "$BIN/pgbench" -h "$DIR" -p "$PORT" -n -c "$CLIENTS" -j "$CLIENTS" -t $((100000 / CLIENTS)) -f "$DIR/nomerge.sql" postgres >/dev/null 2>&1
+after=$("${PSQL[@]}" -c "SELECT pg_total_relation_size('bloom_summary_delta')")
+pending=$("${PSQL[@]}" -c "SELECT count(*) || ' deltas, ' || sum(nkeys) || ' keys' FROM bloom_summary_delta")
+echo "growth of bloom_summary_delta per ~10^5 single-row transactions: $(( (after - before) / 1024 )) kB ($pending pending)"
+# time and memory (the backend's peak resident set, VmHWM) of merging them
+"${PSQL[@]}" <<'SQL'
+SELECT pg_backend_pid() AS pid \gset
+\setenv BACKEND_PID :pid
+\! echo "backend before the merge: $(grep VmHWM /proc/$BACKEND_PID/status)"
+\timing on
+SELECT 'merged ' || bloom_summary_merge() || ' deltas';
+\timing off
+\! echo "backend after the merge:  $(grep VmHWM /proc/$BACKEND_PID/status)"
+SQL
