@@ -720,8 +720,10 @@ DECLARE
 BEGIN
 	-- a role without USAGE on the extension's schema cannot have created a
 	-- summary: its DDL must not fail here
-	IF NOT pg_catalog.has_schema_privilege('@extschema@'::pg_catalog.regnamespace::pg_catalog.oid, 'USAGE')
-	   OR NOT EXISTS (SELECT 1 FROM @extschema@.bloom_summary_def) THEN
+	IF NOT pg_catalog.has_schema_privilege('@extschema@'::pg_catalog.regnamespace::pg_catalog.oid, 'USAGE') THEN
+		RETURN;
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM @extschema@.bloom_summary_def) THEN
 		RETURN;
 	END IF;
 	FOR sid IN
@@ -765,8 +767,10 @@ DECLARE
 BEGIN
 	-- a role without USAGE on the extension's schema cannot have created a
 	-- summary: its DDL must not fail here
-	IF NOT pg_catalog.has_schema_privilege('@extschema@'::pg_catalog.regnamespace::pg_catalog.oid, 'USAGE')
-	   OR NOT EXISTS (SELECT 1 FROM @extschema@.bloom_summary_def) THEN
+	IF NOT pg_catalog.has_schema_privilege('@extschema@'::pg_catalog.regnamespace::pg_catalog.oid, 'USAGE') THEN
+		RETURN;
+	END IF;
+	IF NOT EXISTS (SELECT 1 FROM @extschema@.bloom_summary_def) THEN
 		RETURN;
 	END IF;
 	DELETE FROM @extschema@.bloom_summary_def d
