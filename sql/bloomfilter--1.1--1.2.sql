@@ -718,6 +718,11 @@ AS $$
 DECLARE
 	sid integer;
 BEGIN
+	-- a role without USAGE on the extension's schema cannot have created a
+	-- summary: its DDL must not fail here
+	IF NOT pg_catalog.has_schema_privilege('@extschema@'::pg_catalog.regnamespace::pg_catalog.oid, 'USAGE') THEN
+		RETURN;
+	END IF;
 	IF NOT EXISTS (SELECT 1 FROM @extschema@.bloom_summary_def) THEN
 		RETURN;
 	END IF;
@@ -760,6 +765,11 @@ AS $$
 DECLARE
 	sid integer;
 BEGIN
+	-- a role without USAGE on the extension's schema cannot have created a
+	-- summary: its DDL must not fail here
+	IF NOT pg_catalog.has_schema_privilege('@extschema@'::pg_catalog.regnamespace::pg_catalog.oid, 'USAGE') THEN
+		RETURN;
+	END IF;
 	IF NOT EXISTS (SELECT 1 FROM @extschema@.bloom_summary_def) THEN
 		RETURN;
 	END IF;

@@ -6,11 +6,15 @@
  *	  onto every leaf partition, present and future), and the flush that
  *	  turns the collected keys into delta rows.
  *
- *	  A row trigger only copies the row's key values into a buffer of the
- *	  backend, one per (summary, leaf partition).  Just before the
- *	  transaction commits (or is prepared), each buffer becomes ONE row of
- *	  bloom_summary_delta: the filter of its keys, built by bloom_agg (or
- *	  multibloom_agg_fixed) in SQL, so the hash scheme is the refresh's.
+ *	  A row trigger only copies the row's key values (and, for one key
+ *	  column, their value hashes) into a buffer of the backend, one per
+ *	  (summary, leaf partition).  Just before the transaction commits (or
+ *	  is prepared), each buffer becomes ONE row of bloom_summary_delta: up
+ *	  to 240 keys of one column, the list of their hashes that bloom_agg
+ *	  would build, inserted as a heap tuple without SPI (the common case of
+ *	  small transactions); otherwise the filter built in SQL by bloom_agg of
+ *	  the summary's shape (or multibloom_agg_fixed), so the hash scheme is
+ *	  the refresh's.
  *	  Writers thus only insert rows: they never update or lock a shared row
  *	  and never wait for each other.  Statement triggers would not do: a
  *	  statement on the parent does not fire the leaves' statement triggers,
@@ -29,6 +33,11 @@
  *	  non-blocking lock), at READ COMMITTED only: under a transaction
  *	  snapshot the merge could fail on a row merged concurrently, and fail
  *	  the commit with it.
+ *
+ *	  The merge's aggregate is here too (bloom_summary_unite_agg): it
+ *	  inserts the hashes of listed deltas into the partition's fixed-shape
+ *	  filter in place, which bloom_union refuses (a list unites only with
+ *	  data-sized filters).
  */
 #include "postgres.h"
 
