@@ -189,7 +189,7 @@ filter_bytes_for(double capacity, double fpp)
 static double
 choose_fpp(const Candidate *c, double contained)
 {
-	double		stoppable = c->probe_rows * (1.0 - contained) * c->row_bytes;
+	double		stoppable = c->probe_rows * c->local_share * (1.0 - contained) * c->row_bytes;
 	double		fpp;
 
 	if (stoppable <= 0)
@@ -266,7 +266,8 @@ estimate_filter(QueryContext *cx, Candidate *c)
 	c->fpp = choose_fpp(c, contained);
 	c->pass_rate = contained + c->fpp * (1.0 - contained);
 	c->filter_bytes = c->scans * TEXT_FACTOR * filter_bytes_for(c->capacity, c->fpp);
-	c->rows_saved = c->probe_rows * (1.0 - c->pass_rate);
+	/* leaves joined on their own server (local_share < 1) save nothing */
+	c->rows_saved = c->probe_rows * c->local_share * (1.0 - c->pass_rate);
 	c->bytes_saved = c->rows_saved * c->row_bytes;
 }
 

@@ -59,6 +59,7 @@ typedef struct Candidate
 	List	   *probe_quals;	/* the probe member's own conjuncts */
 	List	   *build_quals;	/* the build member's own conjuncts, copyable */
 	int			scans;			/* foreign scans receiving the filter */
+	double		local_share;	/* share of the probe's rows joined locally */
 	List	   *probe_relids;	/* relations the probe scans read */
 
 	/* the decision: why the filter is not in the plan, NULL if it is */

@@ -18,6 +18,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
@@ -28,7 +29,9 @@
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
+#include "optimizer/cost.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/varlena.h"
 
 #include "pg_compat.h"
@@ -99,15 +102,17 @@ scanned_relations(RangeTblEntry *rte)
  * How many foreign scans receive the filter if rte is the probe side: 1 for
  * a foreign table, one per partition for a partitioned table whose leaves
  * are all foreign tables of shipping servers; 0 (with *why) if the probe
- * cannot be shipped.  *servers: the servers scanned.
+ * cannot be shipped.  *leaves and *servers: the leaves scanned and the
+ * server of each, in the same order.
  */
 static int
-probe_scans(RangeTblEntry *rte, List **servers, const char **why)
+probe_scans(RangeTblEntry *rte, List **leaves, List **servers, const char **why)
 {
 	List	   *rels;
 	ListCell   *lc;
 	int			scans = 0;
 
+	*leaves = NIL;
 	*servers = NIL;
 	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL ||
 		(rte->relkind != RELKIND_FOREIGN_TABLE && rte->relkind != RELKIND_PARTITIONED_TABLE))
@@ -135,7 +140,8 @@ probe_scans(RangeTblEntry *rte, List **servers, const char **why)
 			*why = "its server is not postgres_fdw with bloomfilter in its extensions option";
 			return 0;
 		}
-		*servers = list_append_unique_oid(*servers, serverid);
+		*leaves = lappend_oid(*leaves, relid);
+		*servers = lappend_oid(*servers, serverid);
 		scans++;
 	}
 	if (scans == 0)
@@ -356,17 +362,99 @@ own_conjuncts(PlannerInfo *root, List *conjuncts, Index rti, bool *volatile_qual
 	return own;
 }
 
-/* Why rte cannot be a build side on the probe's servers, or NULL. */
-static const char *
-build_side_problem(RangeTblEntry *rte, List *probe_servers)
+/* The servers of the foreign tables a scan of rte reads (its leaves). */
+static List *
+servers_read(RangeTblEntry *rte)
 {
+	List	   *servers = NIL;
+	ListCell   *lc;
+
+	foreach(lc, scanned_relations(rte))
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		if (get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE)
+			servers = list_append_unique_oid(servers, GetForeignTable(relid)->serverid);
+	}
+	return servers;
+}
+
+/*
+ * True if postgres_fdw may send the join of probe and build to a server
+ * both read: two foreign tables (or a partitioned probe against a foreign
+ * table, kept declined as before), or two partitioned tables joined
+ * partition by partition (enable_partitionwise_join), each pair of leaves
+ * on one server becoming one remote join.  A foreign table against a
+ * partitioned build side is never one remote join.
+ */
+static bool
+join_may_go_remote(RangeTblEntry *probe, RangeTblEntry *build)
+{
+	bool		probe_parted = probe->relkind == RELKIND_PARTITIONED_TABLE;
+	bool		build_parted = build->relkind == RELKIND_PARTITIONED_TABLE;
+
+	if (!build_parted)
+		return build->relkind == RELKIND_FOREIGN_TABLE;
+	return probe_parted && enable_partitionwise_join;
+}
+
+/* The rows ANALYZE counted in a relation, 0 if unknown. */
+static double
+stored_rows(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	double		rows = 0;
+
+	if (HeapTupleIsValid(tup))
+	{
+		rows = Max(0.0, ((Form_pg_class) GETSTRUCT(tup))->reltuples);
+		ReleaseSysCache(tup);
+	}
+	return rows;
+}
+
+/*
+ * Why rte cannot be a build side for the probe's leaves (on servers, in
+ * the same order), or NULL.  Leaf by leaf: a probe leaf on a server that
+ * also holds the build side (or a leaf of it) may be joined there by
+ * postgres_fdw, the filter then only adding a scan; if every probe leaf
+ * is so, the filter is declined, and otherwise *local_share is the share
+ * of the probe's rows (by ANALYZE's counts, else by leaves) whose join is
+ * local, the only rows the filter can save.
+ */
+static const char *
+build_side_problem(RangeTblEntry *rte, RangeTblEntry *probe, List *leaves, List *servers,
+				   double *local_share)
+{
+	List	   *build_servers;
+	double		all = 0,
+				local = 0;
+	int			nlocal = 0;
+	ListCell   *l,
+			   *s;
+
+	*local_share = 1.0;
 	if (rte->rtekind != RTE_RELATION)
 		return "the other side is not a table";
 	if (rte->tablesample != NULL)
 		return "the other side is sampled";
-	if (rte->relkind == RELKIND_FOREIGN_TABLE &&
-		list_member_oid(probe_servers, GetForeignTable(rte->relid)->serverid))
-		return "both sides are on the same server (postgres_fdw may push the whole join)";
+	if (!join_may_go_remote(probe, rte))
+		return NULL;
+	build_servers = servers_read(rte);
+	forboth(l, leaves, s, servers)
+	{
+		double		rows = stored_rows(lfirst_oid(l));
+
+		all += rows;
+		if (list_member_oid(build_servers, lfirst_oid(s)))
+			continue;
+		local += rows;
+		nlocal++;
+	}
+	if (nlocal == 0)
+		return "both sides are on the same server (postgres_fdw may push the whole join, "
+			"or each pair of partitions)";
+	*local_share = all > 0 ? local / all : (double) nlocal / list_length(leaves);
 	return NULL;
 }
 
@@ -383,17 +471,18 @@ typedef struct BuildSide
 /* Why the probe of probe_var cannot be added at all, or NULL. */
 static const char *
 probe_problem(QueryContext *cx, OpExpr *op, Var *probe_var, Expr *probe_key,
-			  BuildSide *build, int *scans)
+			  BuildSide *build, int *scans, double *local_share)
 {
 	RangeTblEntry *probe_rte = rt_fetch(probe_var->varno, cx->query->rtable);
 	RangeTblEntry *build_rte = rt_fetch(build->var->varno, build->query->rtable);
+	List	   *leaves;
 	List	   *servers;
 	const char *why = NULL;
 
-	*scans = probe_scans(probe_rte, &servers, &why);
+	*scans = probe_scans(probe_rte, &leaves, &servers, &why);
 	if (*scans == 0)
 		return why;
-	why = build_side_problem(build_rte, servers);
+	why = build_side_problem(build_rte, probe_rte, leaves, servers, local_share);
 	if (why != NULL)
 		return why;
 
@@ -481,7 +570,7 @@ match_clause(QueryContext *cx, Link *link, OpExpr *op, Var *probe_var, Expr *pro
 		 probe_rte->relkind != RELKIND_PARTITIONED_TABLE))
 		return;
 	c = new_candidate(cx, link, op, probe_var, probe_key, build);
-	c->why = probe_problem(cx, op, probe_var, probe_key, build, &c->scans);
+	c->why = probe_problem(cx, op, probe_var, probe_key, build, &c->scans, &c->local_share);
 	if (c->why == NULL)
 		c->why = collect_quals(cx, link, build, c);
 	cx->analysis->candidates = lappend(cx->analysis->candidates, c);
