@@ -95,6 +95,8 @@ lookup_objects(SemijoinObjects *out)
 	Oid			probe_args[TYPED_PROBE_NARGS] = {InvalidOid, ANYELEMENTOID, TEXTOID, TEXTOID,
 	TEXTOID};
 	static const Oid agg_args[3] = {ANYELEMENTOID, INT8OID, FLOAT8OID};
+	static const Oid tuple_hash_args[1] = {ANYOID};
+	Oid			tuple_probe_args[4] = {InvalidOid, TEXTARRAYOID, TEXTOID, ANYOID};
 
 	out->bloom_type = extension_type("bloom");
 	if (!OidIsValid(out->bloom_type))
@@ -102,6 +104,9 @@ lookup_objects(SemijoinObjects *out)
 	probe_args[0] = out->bloom_type;
 	out->probe_fn = extension_function("bloom_contains_typed", TYPED_PROBE_NARGS, probe_args);
 	out->agg_fn = extension_function("bloom_agg", 3, agg_args);
+	out->tuple_hash_fn = extension_function("bloom_tuple_hash", 1, tuple_hash_args);
+	tuple_probe_args[0] = out->bloom_type;
+	out->tuple_probe_fn = extension_function("bloom_contains_tuple", 4, tuple_probe_args);
 	return OidIsValid(out->probe_fn) && OidIsValid(out->agg_fn);
 }
 
@@ -168,7 +173,9 @@ decline_local_probes(Analysis *a, List *local)
 		Candidate  *c = lfirst(lc);
 		RangeTblEntry *rte = rt_fetch(c->probe_rti, c->query->rtable);
 
-		if (!column_among(local, c->probe_relids, c->probe_var, rte))
+		if (c->nkeys > 1 ? !key_among(local, c->probe_relids,
+									  key_columns_name(rte->relid, c->probe_var_list))
+			: !column_among(local, c->probe_relids, c->probe_var, rte))
 			continue;
 		c->why = "postgres_fdw kept the probe local";
 		any = true;
@@ -222,7 +229,7 @@ plan_with_filters(Query *parse, const char *query_string, int cursorOptions,
 			stmt = plan_next(pristine, query_string, cursorOptions, boundParams);
 			break;
 		}
-		if (!decline_local_probes(&a, local_probe_columns(stmt, objects->probe_fn)))
+		if (!decline_local_probes(&a, local_probe_columns(stmt, objects)))
 			break;
 		q = copyObject(pristine);
 	}

@@ -142,6 +142,57 @@ selected_distinct(PlannerInfo *root, Expr *key, double total, double rows, bool 
 	return Max(nd * (1.0 - pow(1.0 - rows / total, total / nd)), 1.0);
 }
 
+/*
+ * Distinct tuples of the keys among rows of the relation's total, as
+ * selected_distinct: the planner's estimate of the groups of all total
+ * rows (extended statistics, ndistinct, where they cover the columns;
+ * otherwise the product of the columns' distinct counts, capped by the
+ * rows), scaled to the rows selected.  *known: every column has
+ * statistics.
+ */
+static double
+selected_distinct_tuples(PlannerInfo *root, List *keys, double total, double rows, bool *known)
+{
+	double		nd;
+	ListCell   *lc;
+
+	*known = true;
+	foreach(lc, keys)
+	{
+		bool		column_known;
+		int			relid = -1;
+		Relids		varnos = pull_varnos(root, lfirst(lc));
+
+		(void) selected_distinct(root, lfirst(lc), total, total, &column_known);
+		*known &= column_known;
+
+		/*
+		 * The groups of all the relation's rows: estimate_num_groups scales
+		 * by rows / tuples, and the rows are not estimated yet.
+		 */
+		while ((relid = bms_next_member(varnos, relid)) >= 0)
+		{
+			RelOptInfo *rel = root->simple_rel_array[relid];
+
+			if (rel != NULL && rel->rows <= 0)
+				rel->rows = total;
+		}
+	}
+	nd = Min(estimate_num_groups(root, keys, total, NULL, NULL), total);
+	if (rows >= total || nd <= 0)
+		return Max(Min(nd, rows), 1.0);
+	return Max(nd * (1.0 - pow(1.0 - rows / total, total / nd)), 1.0);
+}
+
+/* Distinct keys (a column, or a composite key's tuples) among rows of total. */
+static double
+key_distinct(PlannerInfo *root, Expr *key, List *keys, double total, double rows, bool *known)
+{
+	if (list_length(keys) > 1)
+		return selected_distinct_tuples(root, keys, total, rows, known);
+	return selected_distinct(root, key, total, rows, known);
+}
+
 /* Bytes of a row the foreign scan ships: the columns the query uses. */
 static double
 shipped_row_bytes(Query *q, Index rti, Oid relid)
@@ -242,10 +293,12 @@ estimate_sides(QueryContext *cx, Candidate *c)
 	c->build_rows = Max(1.0, build_total *
 						clauselist_selectivity(c->build_root, build_restrictions(c), 0,
 											   JOIN_INNER, NULL));
-	c->probe_keys = selected_distinct(root, c->probe_key, probe_total, c->probe_rows, &known);
+	c->probe_keys = key_distinct(root, c->probe_key, c->probe_key_list, probe_total,
+								 c->probe_rows, &known);
 	if (!known)
 		return "the foreign key column has no statistics (ANALYZE the foreign table)";
-	c->build_keys = selected_distinct(c->build_root, c->build_key, build_total, c->build_rows, &known);
+	c->build_keys = key_distinct(c->build_root, c->build_key, c->build_key_list, build_total,
+								 c->build_rows, &known);
 	if (!known)
 		c->build_keys = c->build_rows;
 	return NULL;

@@ -40,6 +40,8 @@ typedef struct SemijoinObjects
 	Oid			bloom_type;
 	Oid			probe_fn;		/* bloom_contains_typed(bloom, anyelement, text, text, text) */
 	Oid			agg_fn;			/* bloom_agg(anyelement, bigint, float8) */
+	Oid			tuple_hash_fn;	/* bloom_tuple_hash(VARIADIC "any") */
+	Oid			tuple_probe_fn; /* bloom_contains_tuple(bloom, text[], text, VARIADIC "any") */
 } SemijoinObjects;
 
 /* A candidate filter: an equijoin clause between a probe and a build member. */
@@ -61,6 +63,18 @@ typedef struct Candidate
 	int			scans;			/* foreign scans receiving the filter */
 	double		local_share;	/* share of the probe's rows joined locally */
 	List	   *probe_relids;	/* relations the probe scans read */
+
+	/*
+	 * A composite key (nkeys > 1): one filter of the build side's key
+	 * tuples.  The fields above then describe its first column (probe_key,
+	 * probe_var, build_var, build_key) and collation is not used.
+	 */
+	int			nkeys;
+	List	   *probe_key_list; /* Expr: each key as written */
+	List	   *probe_var_list; /* Var: each key's column, the values probed */
+	List	   *build_key_list; /* Expr: each build key */
+	Oid			probe_collation;	/* the tuple probe's input collation */
+	Oid			build_collation;	/* bloom_tuple_hash's, on the build side */
 
 	/* the decision: why the filter is not in the plan, NULL if it is */
 	const char *why;
@@ -129,8 +143,10 @@ extern List *choose_candidates(QueryContext *cx);
 
 /* semijoin_plan.c */
 extern bool plan_rescans_filter(PlannedStmt *stmt, List *filtered_relids);
-extern List *local_probe_columns(PlannedStmt *stmt, Oid probe_fn);
+extern List *local_probe_columns(PlannedStmt *stmt, const SemijoinObjects *objects);
 extern bool column_among(List *columns, List *relids, Var *var, RangeTblEntry *rte);
+extern char *key_columns_name(Oid relid, List *vars);
+extern bool key_among(List *columns, List *relids, const char *name);
 extern void log_candidates(List *candidates, int elevel);
 
 #endif							/* BLOOMFILTER_SEMIJOIN_INTERNAL_H */

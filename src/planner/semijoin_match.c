@@ -37,6 +37,7 @@
 #include "pg_compat.h"
 #include "planner/extension_objects.h"
 #include "planner/semijoin_internal.h"
+#include "planner/tuple_probe.h"
 #include "planner/typed_probe.h"
 
 /* "table.column", for the log. */
@@ -514,6 +515,7 @@ new_candidate(QueryContext *cx, Link *link, OpExpr *op, Var *probe_var, Expr *pr
 	Candidate  *c = palloc0(sizeof(Candidate));
 
 	c->query = cx->query;
+	c->nkeys = 1;
 	c->slot = link->slot;
 	c->probe_rti = probe_var->varno;
 	c->build_query = build->query;
@@ -717,12 +719,160 @@ match_sublink(QueryContext *cx, Link *link, SubLink *sublink)
 		match_exists_sublink(cx, link, &build);
 }
 
+/* ---------------------------------------------------------------------
+ * Composite keys: several equijoin clauses between one probe and one
+ * build relation make one candidate of the key tuples
+ * --------------------------------------------------------------------- */
+
+/* True if a and b filter one probe relation at one slot from one build relation. */
+static bool
+same_sides(const Candidate *a, const Candidate *b)
+{
+	return a->probe_rti == b->probe_rti && a->slot == b->slot &&
+		a->build_query == b->build_query && a->build_rti == b->build_rti;
+}
+
+/* True if a candidate among keys probes var's column already. */
+static bool
+probes_column(List *keys, Var *var)
+{
+	ListCell   *lc;
+
+	foreach(lc, keys)
+	{
+		if (((Candidate *) lfirst(lc))->probe_var->varattno == var->varattno)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The one collation of the keys that have one (InvalidOid if none);
+ * false if two differ.
+ */
+static bool
+common_collation(List *exprs, Oid *collation)
+{
+	ListCell   *lc;
+
+	*collation = InvalidOid;
+	foreach(lc, exprs)
+	{
+		Oid			coll = exprCollation(lfirst(lc));
+
+		if (!OidIsValid(coll))
+			continue;
+		if (OidIsValid(*collation) && coll != *collation)
+			return false;
+		*collation = coll;
+	}
+	return true;
+}
+
+/* Why the composite candidate c of the single-column keys cannot be added, or NULL. */
+static const char *
+composite_problem(QueryContext *cx, Candidate *c, List *keys)
+{
+	RangeTblEntry *probe_rte = rt_fetch(c->probe_rti, cx->query->rtable);
+	ListCell   *lc;
+
+	if (!OidIsValid(cx->analysis->objects->tuple_probe_fn) ||
+		!OidIsValid(cx->analysis->objects->tuple_hash_fn))
+		return "the extension has no composite-key probe (bloom_contains_tuple): update it";
+	if (c->nkeys > TUPLE_MAX_COLUMNS)
+		return "the key has too many columns";
+	foreach(lc, keys)
+	{
+		Oid			coll = ((Candidate *) lfirst(lc))->collation;
+
+		if (OidIsValid(coll) && !get_collation_isdeterministic(coll))
+			return "a key column compares under a nondeterministic collation";
+	}
+	if (!common_collation(c->probe_var_list, &c->probe_collation) ||
+		!common_collation(c->build_key_list, &c->build_collation))
+		return "the key columns have different collations";
+	if (key_among(cx->analysis->unshipped, c->probe_relids,
+				  key_columns_name(probe_rte->relid, c->probe_var_list)))
+		return "postgres_fdw does not ship a probe of these columns: the filter would "
+			"cost without saving";
+	return NULL;
+}
+
+/* The composite candidate of keys (single-column candidates of one pair of sides). */
+static void
+add_composite(QueryContext *cx, List *keys)
+{
+	Candidate  *first = linitial(keys);
+	Candidate  *c = palloc(sizeof(Candidate));
+	RangeTblEntry *probe_rte = rt_fetch(first->probe_rti, cx->query->rtable);
+	RangeTblEntry *build_rte = rt_fetch(first->build_rti, first->build_query->rtable);
+	List	   *build_vars = NIL;
+	ListCell   *lc;
+
+	*c = *first;
+	c->nkeys = list_length(keys);
+	c->probe_key_list = c->probe_var_list = c->build_key_list = NIL;
+	foreach(lc, keys)
+	{
+		Candidate  *k = lfirst(lc);
+
+		c->probe_key_list = lappend(c->probe_key_list, k->probe_key);
+		c->probe_var_list = lappend(c->probe_var_list, k->probe_var);
+		c->build_key_list = lappend(c->build_key_list, k->build_key);
+		build_vars = lappend(build_vars, k->build_var);
+	}
+	c->collation = InvalidOid;
+	c->probe_column = psprintf("%s.%s", get_rel_name(probe_rte->relid),
+							   key_columns_name(probe_rte->relid, c->probe_var_list));
+	c->build_column = psprintf("%s.%s", get_rel_name(build_rte->relid),
+							   key_columns_name(build_rte->relid, build_vars));
+	c->why = composite_problem(cx, c, keys);
+	cx->analysis->candidates = lappend(cx->analysis->candidates, c);
+	if (c->why == NULL)
+		cx->candidates = lappend(cx->candidates, c);
+}
+
+/*
+ * The composite candidates among the candidates found from position first
+ * on: those not declined, grouped by their sides, one column each.
+ */
+static void
+match_composites(QueryContext *cx, int first)
+{
+	List	   *found = list_copy_tail(cx->analysis->candidates, first);
+	List	   *grouped = NIL;
+	ListCell   *lc;
+
+	foreach(lc, found)
+	{
+		Candidate  *c = lfirst(lc);
+		List	   *keys = NIL;
+		ListCell   *o;
+
+		if (c->why != NULL || list_member_ptr(grouped, c))
+			continue;
+		foreach(o, found)
+		{
+			Candidate  *other = lfirst(o);
+
+			if (other->why != NULL || !same_sides(c, other) || list_member_ptr(grouped, other))
+				continue;
+			grouped = lappend(grouped, other);
+			if (!probes_column(keys, other->probe_var))
+				keys = lappend(keys, other);
+		}
+		if (list_length(keys) > 1)
+			add_composite(cx, keys);
+	}
+}
+
 /* The join clauses and semi-join sub-selects of a link. */
 static void
 match_link(QueryContext *cx, Link *link)
 {
 	List	   *clauses;
 	ListCell   *lc;
+	int			first = list_length(cx->analysis->candidates);
 
 	if (link->slot == NULL)
 		return;
@@ -736,6 +886,7 @@ match_link(QueryContext *cx, Link *link)
 		else if (IsA(clause, SubLink) && link->clauses == NULL)
 			match_sublink(cx, link, (SubLink *) clause);
 	}
+	match_composites(cx, first);
 }
 
 /*

@@ -247,6 +247,16 @@ typed_probe_agrees(Oid type, int32 typmod, Oid collation, const DeclaredValue *d
 	return OidIsValid(collation) && strcmp(collation_spec(collation), declared->collation) == 0;
 }
 
+/* typed_probe_agrees for a value of a composite key (tuple_probe.c). */
+bool
+typed_value_agrees(Oid type, int32 typmod, Oid collation, const char *declared_type,
+				   const char *declared_collation, const char *declared_encoding)
+{
+	DeclaredValue declared = {declared_type, declared_collation, declared_encoding};
+
+	return typed_probe_agrees(type, typmod, collation, &declared);
+}
+
 /* Why values of this type cannot be probed on another server at all, or NULL. */
 const char *
 type_cannot_cross(Oid type)
@@ -258,7 +268,7 @@ type_cannot_cross(Oid type)
 }
 
 /* The declared type of a column: its type, or a domain's base type, with the typmod. */
-static char *
+char *
 column_type_spec(Var *column)
 {
 	int32		typmod = column->vartypmod;
