@@ -19,6 +19,8 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "catalog/pg_statistic_ext.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "parser/parsetree.h"
@@ -143,42 +145,87 @@ selected_distinct(PlannerInfo *root, Expr *key, double total, double rows, bool 
 }
 
 /*
+ * True if the keys are columns of one relation that extended statistics
+ * of kind ndistinct cover (all of them in one statistics object).
+ */
+static bool
+has_ndistinct_statistics(PlannerInfo *root, List *keys)
+{
+	Relids		varnos = pull_varnos(root, (Node *) keys);
+	Bitmapset  *attnos = NULL;
+	RelOptInfo *rel;
+	int			relid;
+	ListCell   *lc;
+
+	if (!bms_get_singleton_member(varnos, &relid) ||
+		(rel = root->simple_rel_array[relid]) == NULL)
+		return false;
+	foreach(lc, keys)
+	{
+		Node	   *key = lfirst(lc);
+
+		while (IsA(key, RelabelType))
+			key = (Node *) ((RelabelType *) key)->arg;
+		if (!IsA(key, Var) || ((Var *) key)->varattno <= 0)
+			return false;
+		attnos = bms_add_member(attnos, ((Var *) key)->varattno);
+	}
+	foreach(lc, rel->statlist)
+	{
+		StatisticExtInfo *info = lfirst(lc);
+
+		if (info->kind == STATS_EXT_NDISTINCT && bms_is_subset(attnos, info->keys))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Distinct tuples of the keys among all total rows of the relation, from
+ * the planner's group estimate where extended statistics (ndistinct)
+ * cover the columns.
+ */
+static double
+ndistinct_tuples(PlannerInfo *root, List *keys, double total)
+{
+	Relids		varnos = pull_varnos(root, (Node *) keys);
+	int			relid = -1;
+
+	/* estimate_num_groups scales by rows / tuples: the rows are all of them */
+	while ((relid = bms_next_member(varnos, relid)) >= 0)
+	{
+		RelOptInfo *rel = root->simple_rel_array[relid];
+
+		if (rel != NULL && rel->rows <= 0)
+			rel->rows = total;
+	}
+	return estimate_num_groups(root, keys, total, NULL, NULL);
+}
+
+/*
  * Distinct tuples of the keys among rows of the relation's total, as
- * selected_distinct: the planner's estimate of the groups of all total
- * rows (extended statistics, ndistinct, where they cover the columns;
- * otherwise the product of the columns' distinct counts, capped by the
- * rows), scaled to the rows selected.  *known: every column has
- * statistics.
+ * selected_distinct: of all total rows, from extended statistics
+ * (ndistinct) where they cover the columns, otherwise the product of the
+ * columns' distinct counts capped by the rows; then scaled to the rows
+ * selected.  *known: every column has statistics.
  */
 static double
 selected_distinct_tuples(PlannerInfo *root, List *keys, double total, double rows, bool *known)
 {
-	double		nd;
+	double		nd = 1.0;
 	ListCell   *lc;
 
 	*known = true;
 	foreach(lc, keys)
 	{
 		bool		column_known;
-		int			relid = -1;
-		Relids		varnos = pull_varnos(root, lfirst(lc));
 
-		(void) selected_distinct(root, lfirst(lc), total, total, &column_known);
+		nd *= selected_distinct(root, lfirst(lc), total, total, &column_known);
 		*known &= column_known;
-
-		/*
-		 * The groups of all the relation's rows: estimate_num_groups scales
-		 * by rows / tuples, and the rows are not estimated yet.
-		 */
-		while ((relid = bms_next_member(varnos, relid)) >= 0)
-		{
-			RelOptInfo *rel = root->simple_rel_array[relid];
-
-			if (rel != NULL && rel->rows <= 0)
-				rel->rows = total;
-		}
 	}
-	nd = Min(estimate_num_groups(root, keys, total, NULL, NULL), total);
+	if (has_ndistinct_statistics(root, keys))
+		nd = ndistinct_tuples(root, keys, total);
+	nd = Min(nd, total);
 	if (rows >= total || nd <= 0)
 		return Max(Min(nd, rows), 1.0);
 	return Max(nd * (1.0 - pow(1.0 - rows / total, total / nd)), 1.0);
