@@ -157,6 +157,17 @@ set_reason(List *candidates, const char *why)
 	}
 }
 
+/* True if the candidate's probe is among the local probes of a plan. */
+static bool
+probe_among(List *local, const Candidate *c, RangeTblEntry *rte)
+{
+	if (c->nkeys > 1)
+		return key_among(local, c->probe_relids, key_columns_name(rte->relid, c->probe_var_list));
+	if (!IsA(c->probe_value, Var))
+		return key_among(local, c->probe_relids, EXPRESSION_KEY_NAME);
+	return column_among(local, c->probe_relids, c->probe_var, rte);
+}
+
 /*
  * Declines the chosen candidates whose probe a foreign scan of the plan
  * kept local, and remembers their columns for the next analysis; false if
@@ -173,9 +184,7 @@ decline_local_probes(Analysis *a, List *local)
 		Candidate  *c = lfirst(lc);
 		RangeTblEntry *rte = rt_fetch(c->probe_rti, c->query->rtable);
 
-		if (c->nkeys > 1 ? !key_among(local, c->probe_relids,
-									  key_columns_name(rte->relid, c->probe_var_list))
-			: !column_among(local, c->probe_relids, c->probe_var, rte))
+		if (!probe_among(local, c, rte))
 			continue;
 		c->why = "postgres_fdw kept the probe local";
 		any = true;

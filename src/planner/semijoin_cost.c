@@ -231,13 +231,29 @@ selected_distinct_tuples(PlannerInfo *root, List *keys, double total, double row
 	return Max(nd * (1.0 - pow(1.0 - rows / total, total / nd)), 1.0);
 }
 
-/* Distinct keys (a column, or a composite key's tuples) among rows of total. */
+/*
+ * Distinct keys (a column, an expression, or a composite key's tuples)
+ * among rows of total.  An expression without statistics of its own
+ * (CREATE STATISTICS on it) has at most as many distinct values as the
+ * one column it reads: that column's count is taken, which overestimates
+ * the keys of an expression that folds values together (date_trunc).
+ */
 static double
 key_distinct(PlannerInfo *root, Expr *key, List *keys, double total, double rows, bool *known)
 {
+	double		nd;
+	List	   *vars;
+
 	if (list_length(keys) > 1)
 		return selected_distinct_tuples(root, keys, total, rows, known);
-	return selected_distinct(root, key, total, rows, known);
+	nd = selected_distinct(root, key, total, rows, known);
+	if (*known || IsA(key, Var))
+		return nd;
+	vars = pull_var_clause((Node *) key, 0);
+	if (vars == NIL || (list_length(vars) > 1 && !equal(list_make1(linitial(vars)),
+														list_make1(llast(vars)))))
+		return nd;
+	return selected_distinct(root, linitial(vars), total, rows, known);
 }
 
 /* Bytes of a row the foreign scan ships: the columns the query uses. */

@@ -54,7 +54,8 @@ typedef struct Candidate
 	PlannerInfo *build_root;	/* estimates over build_query */
 	Index		build_rti;
 	Expr	   *probe_key;		/* as written in the clause */
-	Var		   *probe_var;		/* its column: the probe's value */
+	Var		   *probe_var;		/* its column (an expression's first) */
+	Expr	   *probe_value;	/* what the remote probes: the column, or the expression */
 	Var		   *build_var;
 	Expr	   *build_key;
 	Oid			collation;		/* the join operator's input collation */
@@ -106,6 +107,12 @@ typedef struct UnshippedColumn
 	Oid			relid;
 	char	   *attname;
 } UnshippedColumn;
+
+/*
+ * The unshipped name of an expression key: all expression keys of a
+ * relation are declined together once a probe of one was kept local.
+ */
+#define EXPRESSION_KEY_NAME "(expression)"
 
 /* One analysis of the statement: every candidate of every query level. */
 typedef struct Analysis

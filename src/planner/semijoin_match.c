@@ -19,7 +19,12 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "catalog/dependency.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "commands/defrem.h"
@@ -30,7 +35,9 @@
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 #include "optimizer/cost.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
 #include "utils/syscache.h"
 #include "utils/varlena.h"
 
@@ -54,6 +61,26 @@ column_name(Oid relid, AttrNumber attno)
  * The probe side: a foreign table postgres_fdw can ship the probe to
  * --------------------------------------------------------------------- */
 
+/* The extensions a server's "extensions" option lists (NIL if none or malformed). */
+static List *
+server_extensions(ForeignServer *server)
+{
+	ListCell   *lc;
+
+	foreach(lc, server->options)
+	{
+		DefElem    *def = lfirst(lc);
+		List	   *names;
+
+		if (strcmp(def->defname, "extensions") != 0)
+			continue;
+		if (!SplitIdentifierString(pstrdup(defGetString(def)), ',', &names))
+			return NIL;
+		return names;
+	}
+	return NIL;
+}
+
 /* True if the server is postgres_fdw's and its "extensions" list ours. */
 static bool
 server_ships_bloomfilter(Oid serverid)
@@ -68,21 +95,10 @@ server_ships_bloomfilter(Oid serverid)
 	handler = get_func_name(fdw->fdwhandler);
 	if (handler == NULL || strcmp(handler, "postgres_fdw_handler") != 0)
 		return false;
-	foreach(lc, server->options)
+	foreach(lc, server_extensions(server))
 	{
-		DefElem    *def = lfirst(lc);
-		List	   *names;
-		ListCell   *n;
-
-		if (strcmp(def->defname, "extensions") != 0)
-			continue;
-		if (!SplitIdentifierString(pstrdup(defGetString(def)), ',', &names))
-			return false;
-		foreach(n, names)
-		{
-			if (strcmp((char *) lfirst(n), EXTENSION_NAME) == 0)
-				return true;
-		}
+		if (strcmp((char *) lfirst(lc), EXTENSION_NAME) == 0)
+			return true;
 	}
 	return false;
 }
@@ -281,16 +297,73 @@ walk_jointree(Node *node, Scope *scope, List **links)
  * Candidates: an equijoin clause between a probe member and a build member
  * --------------------------------------------------------------------- */
 
-/* The column of query level levelsup under binary-compatible relabeling. */
+/* What key_var_of_level learns of an expression's columns. */
+typedef struct KeyColumns
+{
+	Index		levelsup;
+	Var		   *first;			/* the first column met */
+	bool		ok;				/* all of one relation of the level, nothing else */
+} KeyColumns;
+
+static bool
+key_columns_walker(Node *node, KeyColumns *kc)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+
+		if (var->varlevelsup != kc->levelsup || var->varattno <= 0 ||
+			(kc->first != NULL && var->varno != kc->first->varno))
+		{
+			kc->ok = false;
+			return true;
+		}
+		if (kc->first == NULL)
+			kc->first = var;
+		return false;
+	}
+	if (IsA(node, SubLink) || IsA(node, Param) || IsA(node, Aggref) ||
+		IsA(node, WindowFunc) || IsA(node, PlaceHolderVar) || IsA(node, GroupingFunc))
+	{
+		kc->ok = false;
+		return true;
+	}
+	return expression_tree_walker(node, key_columns_walker, kc);
+}
+
+/*
+ * The column of a key of query level levelsup: the key itself under
+ * binary-compatible relabeling; for an expression key, the first column
+ * of the one relation it reads (the relation it belongs to).  NULL if the
+ * key reads no relation or several, another query level, a system column,
+ * a sub-select or a parameter, or is volatile.
+ */
 static Var *
 key_var_of_level(Node *node, Index levelsup)
 {
-	while (node && IsA(node, RelabelType))
-		node = (Node *) ((RelabelType *) node)->arg;
-	if (node && IsA(node, Var) && ((Var *) node)->varlevelsup == levelsup &&
-		((Var *) node)->varattno > 0)
-		return (Var *) node;
-	return NULL;
+	KeyColumns	kc = {levelsup, NULL, true};
+	Node	   *plain = node;
+
+	while (plain && IsA(plain, RelabelType))
+		plain = (Node *) ((RelabelType *) plain)->arg;
+	if (plain && IsA(plain, Var))
+		return ((Var *) plain)->varlevelsup == levelsup && ((Var *) plain)->varattno > 0
+			? (Var *) plain : NULL;
+	if (node == NULL || contain_volatile_functions(node))
+		return NULL;
+	(void) key_columns_walker(node, &kc);
+	return kc.ok ? kc.first : NULL;
+}
+
+/* The value a probe of key tests: the column, or the expression (without a top relabeling). */
+static Expr *
+probe_value_of(Expr *key)
+{
+	while (IsA(key, RelabelType))
+		key = ((RelabelType *) key)->arg;
+	return key;
 }
 
 /* A key column of the query level itself, or NULL. */
@@ -469,40 +542,145 @@ typedef struct BuildSide
 	Expr	   *key;			/* the build key as written */
 } BuildSide;
 
-/* Why the probe of probe_var cannot be added at all, or NULL. */
-static const char *
-probe_problem(QueryContext *cx, OpExpr *op, Var *probe_var, Expr *probe_key,
-			  BuildSide *build, int *scans, double *local_share)
+/* True if a function, operator or type is built in or of an extension in extensions. */
+static bool
+object_ships(Oid classid, Oid objectid, List *extensions)
 {
-	RangeTblEntry *probe_rte = rt_fetch(probe_var->varno, cx->query->rtable);
+	Oid			ext;
+	ListCell   *lc;
+
+	if (objectid < FirstGenbkiObjectId)
+		return true;
+	ext = getExtensionOfObject(classid, objectid);
+	if (!OidIsValid(ext))
+		return false;
+	foreach(lc, extensions)
+	{
+		if (get_extension_oid(lfirst(lc), true) == ext)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * False where an expression holds a node postgres_fdw does not deparse, or
+ * a function, operator or type that is neither built in nor of an
+ * extension the server lists (its is_foreign_expr, conservatively: the
+ * nodes every supported major ships).
+ */
+static bool
+expression_ships_walker(Node *node, List *extensions)
+{
+	if (node == NULL)
+		return false;
+	if (!object_ships(TypeRelationId, exprType(node), extensions))
+		return true;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+		case T_Const:
+		case T_RelabelType:
+		case T_BoolExpr:
+		case T_NullTest:
+		case T_ArrayExpr:
+		case T_List:
+			break;
+		case T_FuncExpr:
+			if (!object_ships(ProcedureRelationId, ((FuncExpr *) node)->funcid, extensions))
+				return true;
+			break;
+		case T_OpExpr:
+		case T_DistinctExpr:
+			if (!object_ships(OperatorRelationId, ((OpExpr *) node)->opno, extensions))
+				return true;
+			break;
+		case T_ScalarArrayOpExpr:
+			if (!object_ships(OperatorRelationId, ((ScalarArrayOpExpr *) node)->opno, extensions))
+				return true;
+			break;
+		default:
+			return true;
+	}
+	return expression_tree_walker(node, expression_ships_walker, extensions);
+}
+
+/*
+ * Why postgres_fdw would not ship an expression key to every server of
+ * the probe, or NULL: a mutable function (the remote would compute it
+ * under its own settings), or what expression_ships_walker refuses.
+ */
+static const char *
+expression_problem(Node *expr, List *servers)
+{
+	ListCell   *lc;
+
+	if (contain_mutable_functions(expr))
+		return "the key expression is not immutable: postgres_fdw does not ship it";
+	foreach(lc, servers)
+	{
+		if (expression_ships_walker(expr, server_extensions(GetForeignServer(lfirst_oid(lc)))))
+			return "the key expression uses a function, operator or type that postgres_fdw does "
+				"not ship (not built in, nor of an extension in the server's extensions option)";
+	}
+	return NULL;
+}
+
+/* Why the probe of the candidate's value cannot be added at all, or NULL. */
+static const char *
+probe_problem(QueryContext *cx, OpExpr *op, Candidate *c, BuildSide *build)
+{
+	RangeTblEntry *probe_rte = rt_fetch(c->probe_rti, cx->query->rtable);
 	RangeTblEntry *build_rte = rt_fetch(build->var->varno, build->query->rtable);
+	Node	   *value = (Node *) c->probe_value;
+	bool		expression = !IsA(value, Var);
 	List	   *leaves;
 	List	   *servers;
 	const char *why = NULL;
 
-	*scans = probe_scans(probe_rte, &leaves, &servers, &why);
-	if (*scans == 0)
+	c->scans = probe_scans(probe_rte, &leaves, &servers, &why);
+	if (c->scans == 0)
 		return why;
-	why = build_side_problem(build_rte, probe_rte, leaves, servers, local_share);
+	why = build_side_problem(build_rte, probe_rte, leaves, servers, &c->local_share);
 	if (why != NULL)
 		return why;
 
 	/*
-	 * The remote side probes the column itself (probe_var, not a cast of
-	 * it), so its type must hash like the build key's.
+	 * The remote side probes the value (the column, or the expression, never
+	 * a relabeling of it), so its type must hash like the build key's.
 	 */
-	if (!keys_hash_alike(op->opno, exprType((Node *) build->key), probe_var->vartype))
+	if (!keys_hash_alike(op->opno, exprType((Node *) build->key), exprType(value)))
 		return "the key types do not hash alike under the join operator";
 	if (OidIsValid(op->inputcollid) &&
-		(exprCollation((Node *) probe_key) != op->inputcollid ||
-		 probe_var->varcollid != op->inputcollid))
+		(exprCollation((Node *) c->probe_key) != op->inputcollid ||
+		 exprCollation(value) != op->inputcollid))
 		return "the join compares under another collation than the remote column's";
-	if ((why = type_cannot_cross(probe_var->vartype)) != NULL)
+	if ((why = type_cannot_cross(exprType(value))) != NULL)
 		return why;
-	if (column_among(cx->analysis->unshipped, scanned_relations(probe_rte), probe_var, probe_rte))
+	if (expression && (why = expression_problem(value, servers)) != NULL)
+		return why;
+	if (expression ? key_among(cx->analysis->unshipped, c->probe_relids, EXPRESSION_KEY_NAME)
+		: column_among(cx->analysis->unshipped, c->probe_relids, c->probe_var, probe_rte))
 		return "postgres_fdw does not ship a probe of this column (its type, collation "
 			"or server rules keep it local): the filter would cost without saving";
 	return NULL;
+}
+
+/* "table.column", or for an expression key "table.<the expression>", for the log. */
+static char *
+key_name(Oid relid, Var *var, Expr *key)
+{
+	Expr	   *value = probe_value_of(key);
+	Node	   *copy;
+	char	   *rel = get_rel_name(relid);
+
+	if (IsA(value, Var))
+		return column_name(relid, var->varattno);
+	copy = copyObject((Node *) value);
+	ChangeVarNodes(copy, var->varno, 1, var->varlevelsup);
+	IncrementVarSublevelsUp(copy, -(int) var->varlevelsup, 0);
+	return psprintf("%s.%s", rel ? rel : "?",
+					deparse_expression(copy, deparse_context_for(rel ? rel : "?", relid),
+									   false, false));
 }
 
 /* A new candidate for  probe_key = build->key  under op, at the link's slot. */
@@ -523,11 +701,12 @@ new_candidate(QueryContext *cx, Link *link, OpExpr *op, Var *probe_var, Expr *pr
 	c->build_rti = build->var->varno;
 	c->probe_key = probe_key;
 	c->probe_var = probe_var;
+	c->probe_value = probe_value_of(probe_key);
 	c->build_var = build->var;
 	c->build_key = build->key;
 	c->collation = op->inputcollid;
-	c->probe_column = column_name(probe_rte->relid, probe_var->varattno);
-	c->build_column = column_name(build_rte->relid, build->var->varattno);
+	c->probe_column = key_name(probe_rte->relid, probe_var, probe_key);
+	c->build_column = key_name(build_rte->relid, build->var, build->key);
 	c->probe_relids = scanned_relations(probe_rte);
 	return c;
 }
@@ -572,7 +751,7 @@ match_clause(QueryContext *cx, Link *link, OpExpr *op, Var *probe_var, Expr *pro
 		 probe_rte->relkind != RELKIND_PARTITIONED_TABLE))
 		return;
 	c = new_candidate(cx, link, op, probe_var, probe_key, build);
-	c->why = probe_problem(cx, op, probe_var, probe_key, build, &c->scans, &c->local_share);
+	c->why = probe_problem(cx, op, c, build);
 	if (c->why == NULL)
 		c->why = collect_quals(cx, link, build, c);
 	cx->analysis->candidates = lappend(cx->analysis->candidates, c);
@@ -849,13 +1028,14 @@ match_composites(QueryContext *cx, int first)
 		List	   *keys = NIL;
 		ListCell   *o;
 
-		if (c->why != NULL || list_member_ptr(grouped, c))
+		if (c->why != NULL || list_member_ptr(grouped, c) || !IsA(c->probe_value, Var))
 			continue;
 		foreach(o, found)
 		{
 			Candidate  *other = lfirst(o);
 
-			if (other->why != NULL || !same_sides(c, other) || list_member_ptr(grouped, other))
+			if (other->why != NULL || !same_sides(c, other) || list_member_ptr(grouped, other) ||
+				!IsA(other->probe_value, Var))
 				continue;
 			grouped = lappend(grouped, other);
 			if (!probes_column(keys, other->probe_var))

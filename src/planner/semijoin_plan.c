@@ -22,6 +22,7 @@
 #include "nodes/nodeFuncs.h"
 #include "lib/stringinfo.h"
 #include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
 #include "utils/lsyscache.h"
 
@@ -179,13 +180,23 @@ note_unshipped(LocalProbes *lp, Oid relid, char *attname)
 	lp->columns = lappend(lp->columns, column);
 }
 
-/* Records the column a local probe tests. */
+/* Records the column a local probe tests, or that it tests an expression key. */
 static void
 note_local_probe(LocalProbes *lp, Node *value)
 {
 	Var		   *var = scanned_column(lp, value);
 	Oid			relid;
 
+	if (var == NULL && !IsA(value, Var))
+	{
+		/* an expression of the table's columns */
+		List	   *vars = pull_var_clause(value, 0);
+
+		if (vars != NIL && (var = scanned_column(lp, linitial(vars))) != NULL)
+			note_unshipped(lp, rt_fetch(var->varno, lp->rtable)->relid,
+						   pstrdup(EXPRESSION_KEY_NAME));
+		return;
+	}
 	if (var == NULL)
 		return;
 	relid = rt_fetch(var->varno, lp->rtable)->relid;

@@ -239,20 +239,19 @@ static void
 add_filter(const Candidate *c, const SemijoinObjects *objects)
 {
 	SubLink    *sublink = makeNode(SubLink);
-	Var		   *value = copyObject(c->probe_var);
+	Expr	   *value = copyObject(c->probe_value);
 	FuncExpr   *probe;
 
 	sublink->subLinkType = EXPR_SUBLINK;
 	sublink->subselect = (Node *) filter_subselect(c, objects);
 	sublink->location = -1;
-	value->location = -1;
 	if (c->nkeys > 1)
 		probe = makeFuncExpr(objects->tuple_probe_fn, BOOLOID,
 							 tuple_probe_args((Node *) sublink, copyObject(c->probe_var_list)),
 							 InvalidOid, c->probe_collation, COERCE_EXPLICIT_CALL);
 	else
 		probe = makeFuncExpr(objects->probe_fn, BOOLOID,
-							 typed_probe_args((Node *) sublink, value, c->collation),
+							 typed_probe_args((Node *) sublink, (Node *) value, c->collation),
 							 InvalidOid, c->collation, COERCE_EXPLICIT_CALL);
 	*c->slot = (Node *) make_and_qual(*c->slot, (Node *) probe);
 	c->query->hasSubLinks = true;

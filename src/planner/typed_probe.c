@@ -277,12 +277,22 @@ column_type_spec(Var *column)
 	return type_spec(base, typmod);
 }
 
-/* The probe's arguments for a column, hashed under collation. */
-List *
-typed_probe_args(Node *filter, Var *column, Oid collation)
+/* The declared type of a value (a column or an expression), as column_type_spec. */
+static char *
+value_type_spec(Node *value)
 {
-	return list_make5(filter, column,
-					  text_const(column_type_spec(column)),
+	int32		typmod = exprTypmod(value);
+	Oid			base = getBaseTypeAndTypmod(exprType(value), &typmod);
+
+	return type_spec(base, typmod);
+}
+
+/* The probe's arguments for a value (a column, or an expression of one), hashed under collation. */
+List *
+typed_probe_args(Node *filter, Node *value, Oid collation)
+{
+	return list_make5(filter, value,
+					  text_const(value_type_spec(value)),
 					  text_const(collation_spec(collation)),
 					  text_const(GetDatabaseEncodingName()));
 }

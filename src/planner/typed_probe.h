@@ -13,11 +13,12 @@
 #define TYPED_PROBE_NARGS	5
 
 /*
- * The arguments of a probe of column with filter, hashed under collation:
- * the filter, the column, and what this server declares the column's
- * values to be (its type, the collation, the database encoding).
+ * The arguments of a probe of value (a column, or an expression of the
+ * foreign table's columns) with filter, hashed under collation: the
+ * filter, the value, and what this server declares the values to be (its
+ * type, the collation, the database encoding).
  */
-extern List *typed_probe_args(Node *filter, Var *column, Oid collation);
+extern List *typed_probe_args(Node *filter, Node *value, Oid collation);
 
 /*
  * Why values of this type cannot be probed on another server at all, or
