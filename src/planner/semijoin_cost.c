@@ -342,7 +342,7 @@ build_restrictions(const Candidate *c)
 static const char *
 estimate_sides(QueryContext *cx, Candidate *c)
 {
-	PlannerInfo *root = cx->root;
+	PlannerInfo *root = c->probe_root;
 	double		probe_total = relation_rows(root, c->probe_rti);
 	double		build_total = relation_rows(c->build_root, c->build_rti);
 	bool		known;
@@ -371,10 +371,10 @@ estimate_sides(QueryContext *cx, Candidate *c)
 static void
 estimate_filter(QueryContext *cx, Candidate *c)
 {
-	RangeTblEntry *probe_rte = rt_fetch(c->probe_rti, cx->query->rtable);
+	RangeTblEntry *probe_rte = rt_fetch(c->probe_rti, c->query->rtable);
 	double		contained;
 
-	c->row_bytes = shipped_row_bytes(cx->query, c->probe_rti, probe_rte->relid);
+	c->row_bytes = shipped_row_bytes(c->query, c->probe_rti, probe_rte->relid);
 	c->capacity = Max(CAPACITY_MIN, ceil(c->build_keys * CAPACITY_MARGIN));
 
 	/* containment: the build keys are among the probe keys */

@@ -47,7 +47,8 @@ typedef struct SemijoinObjects
 /* A candidate filter: an equijoin clause between a probe and a build member. */
 typedef struct Candidate
 {
-	Query	   *query;			/* the query level rewritten */
+	Query	   *query;			/* the query level rewritten (holds the probe) */
+	PlannerInfo *probe_root;	/* estimates over query */
 	Node	  **slot;			/* the qual list the filter joins */
 	Index		probe_rti;
 	Query	   *build_query;	/* whose range table holds the build relation */

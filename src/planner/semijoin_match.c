@@ -693,6 +693,7 @@ new_candidate(QueryContext *cx, Link *link, OpExpr *op, Var *probe_var, Expr *pr
 	Candidate  *c = palloc0(sizeof(Candidate));
 
 	c->query = cx->query;
+	c->probe_root = cx->root;
 	c->nkeys = 1;
 	c->slot = link->slot;
 	c->probe_rti = probe_var->varno;
@@ -759,12 +760,44 @@ match_clause(QueryContext *cx, Link *link, OpExpr *op, Var *probe_var, Expr *pro
 		cx->candidates = lappend(cx->candidates, c);
 }
 
+/*
+ * A key through join aliases: a column of a join (a USING column of a
+ * nested join, a column of a join written in parentheses) resolved to the
+ * column of the base relation it is; expr itself otherwise (a FULL join's
+ * merged column is an expression of both sides, and stays one).
+ */
+static Expr *
+without_join_aliases(Query *q, Expr *expr)
+{
+	Expr	   *e = expr;
+
+	for (;;)
+	{
+		Node	   *plain = (Node *) e;
+		Var		   *var;
+		RangeTblEntry *rte;
+
+		while (IsA(plain, RelabelType))
+			plain = (Node *) ((RelabelType *) plain)->arg;
+		if (!IsA(plain, Var))
+			return e;
+		var = (Var *) plain;
+		if (var->varlevelsup != 0 || var->varattno <= 0 || var->varno > list_length(q->rtable))
+			return e;
+		rte = rt_fetch(var->varno, q->rtable);
+		if (rte->rtekind != RTE_JOIN || var->varattno > list_length(rte->joinaliasvars) ||
+			list_nth(rte->joinaliasvars, var->varattno - 1) == NULL)
+			return e;
+		e = list_nth(rte->joinaliasvars, var->varattno - 1);
+	}
+}
+
 /* A join clause  a.k = b.k  of the link, tried both ways round. */
 static void
 match_join_clause(QueryContext *cx, Link *link, OpExpr *op)
 {
-	Expr	   *lexpr = linitial(op->args);
-	Expr	   *rexpr = lsecond(op->args);
+	Expr	   *lexpr = without_join_aliases(cx->query, linitial(op->args));
+	Expr	   *rexpr = without_join_aliases(cx->query, lsecond(op->args));
 	Var		   *left = key_var((Node *) lexpr);
 	Var		   *right = key_var((Node *) rexpr);
 	BuildSide	build = {cx->query, cx->root, link->build->conjuncts, NULL, NULL};
@@ -879,9 +912,118 @@ match_exists_sublink(QueryContext *cx, Link *link, BuildSide *build)
 }
 
 /*
- * A semi join written as a sub-select, a conjunct of the probe's scope
- * (IN or EXISTS).  Rows of the probe without a match fail the conjunct,
- * as in a join.
+ * The foreign table inside a semi-join sub-select, probed with the keys
+ * of a relation of the outer scope (the build side), the filter added to
+ * the sub-select's WHERE:
+ *
+ *		c.k IN (SELECT o.k FROM remote o WHERE ...)
+ *		EXISTS (SELECT 1 FROM remote o WHERE o.k = c.k AND ...)
+ *
+ * The sub-select is a conjunct of the outer scope, so only outer rows that
+ * pass the build relation's own conditions there can keep their result;
+ * a remote row whose key no such row has decides no kept row.
+ */
+typedef struct InnerProbe
+{
+	QueryContext cx;			/* the sub-select's level */
+	Link		link;			/* from its one relation to the outer scope */
+	Link	   *outer;			/* the outer scope's link (its probe scope holds the build) */
+	Query	   *outer_query;
+	PlannerInfo *outer_root;
+} InnerProbe;
+
+static void match_composites(QueryContext *cx, int first);
+
+/* A key pair  outer = inner  of the sub-select; outer_key seen from the outer level. */
+static void
+match_inner_key(InnerProbe *ip, OpExpr *op, Expr *outer_key, Expr *inner_key)
+{
+	BuildSide	build = {ip->outer_query, ip->outer_root, ip->outer->probe->conjuncts, NULL, outer_key};
+	Var		   *probe_var = key_var((Node *) inner_key);
+
+	build.var = key_var((Node *) outer_key);
+	if (probe_var == NULL || build.var == NULL ||
+		!bms_is_member(build.var->varno, ip->outer->probe->members))
+		return;
+	match_clause(&ip->cx, &ip->link, op, probe_var, inner_key, &build);
+}
+
+/*   outer.k IN (SELECT o.k FROM remote o WHERE ...) */
+static void
+match_inner_any(InnerProbe *ip, SubLink *sublink)
+{
+	OpExpr	   *op = (OpExpr *) sublink->testexpr;
+	List	   *targets = ip->cx.query->targetList;
+
+	if (op == NULL || !IsA(op, OpExpr) || list_length(op->args) != 2 ||
+		list_length(targets) != 1 || !IsA(lsecond(op->args), Param))
+		return;
+	match_inner_key(ip, op, linitial(op->args), ((TargetEntry *) linitial(targets))->expr);
+}
+
+/*   EXISTS (SELECT ... FROM remote o WHERE o.k = outer.k AND ...): each conjunct */
+static void
+match_inner_exists(InnerProbe *ip)
+{
+	ListCell   *lc;
+
+	foreach(lc, ip->link.probe->conjuncts)
+	{
+		OpExpr	   *op = lfirst(lc);
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+			continue;
+		for (int side = 0; side < 2; side++)
+		{
+			Expr	   *outer = list_nth(op->args, side);
+			Expr	   *outer_key;
+
+			if (key_var_of_level((Node *) outer, 1) == NULL)
+				continue;
+			/* the build key as seen from the outer level */
+			outer_key = copyObject(outer);
+			IncrementVarSublevelsUp((Node *) outer_key, -1, 0);
+			match_inner_key(ip, op, outer_key, list_nth(op->args, 1 - side));
+		}
+	}
+}
+
+/* The candidates with the sub-select's relation as the probe side. */
+static void
+match_inner_probe(QueryContext *cx, Link *link, SubLink *sublink, Query *sub)
+{
+	InnerProbe	ip = {{0}};
+	Scope	   *scope = new_scope(&sub->jointree->quals);
+	RangeTblEntry *rte = linitial(sub->rtable);
+	int			first = list_length(cx->analysis->candidates);
+
+	if (rte->rtekind != RTE_RELATION ||
+		(rte->relkind != RELKIND_FOREIGN_TABLE && rte->relkind != RELKIND_PARTITIONED_TABLE))
+		return;
+	scope->members = bms_make_singleton(((RangeTblRef *) linitial(sub->jointree->fromlist))->rtindex);
+	scope->conjuncts = make_ands_implicit((Expr *) sub->jointree->quals);
+	ip.cx.query = sub;
+	ip.cx.root = sub_root(cx, sub);
+	ip.cx.analysis = cx->analysis;
+	ip.link.probe = scope;
+	ip.link.build = link->probe;
+	ip.link.slot = scope->slot;
+	ip.outer = link;
+	ip.outer_query = cx->query;
+	ip.outer_root = cx->root;
+	if (sublink->subLinkType == ANY_SUBLINK)
+		match_inner_any(&ip, sublink);
+	else if (sublink->subLinkType == EXISTS_SUBLINK)
+		match_inner_exists(&ip);
+	match_composites(&ip.cx, first);
+	cx->candidates = list_concat(cx->candidates, ip.cx.candidates);
+}
+
+/*
+ * A semi join written as a sub-select, a conjunct of a scope (IN or
+ * EXISTS).  Rows without a match fail the conjunct, as in a join: the
+ * outer relation may be the probe (the sub-select builds), or the
+ * sub-select's relation (the outer one builds).
  */
 static void
 match_sublink(QueryContext *cx, Link *link, SubLink *sublink)
@@ -896,7 +1038,9 @@ match_sublink(QueryContext *cx, Link *link, SubLink *sublink)
 		match_any_sublink(cx, link, sublink, &build);
 	else if (sublink->subLinkType == EXISTS_SUBLINK)
 		match_exists_sublink(cx, link, &build);
+	match_inner_probe(cx, link, sublink, sub);
 }
+
 
 /* ---------------------------------------------------------------------
  * Composite keys: several equijoin clauses between one probe and one
@@ -952,7 +1096,7 @@ common_collation(List *exprs, Oid *collation)
 static const char *
 composite_problem(QueryContext *cx, Candidate *c, List *keys)
 {
-	RangeTblEntry *probe_rte = rt_fetch(c->probe_rti, cx->query->rtable);
+	RangeTblEntry *probe_rte = rt_fetch(c->probe_rti, c->query->rtable);
 	ListCell   *lc;
 
 	if (!OidIsValid(cx->analysis->objects->tuple_probe_fn) ||
@@ -983,7 +1127,7 @@ add_composite(QueryContext *cx, List *keys)
 {
 	Candidate  *first = linitial(keys);
 	Candidate  *c = palloc(sizeof(Candidate));
-	RangeTblEntry *probe_rte = rt_fetch(first->probe_rti, cx->query->rtable);
+	RangeTblEntry *probe_rte = rt_fetch(first->probe_rti, first->query->rtable);
 	RangeTblEntry *build_rte = rt_fetch(first->build_rti, first->build_query->rtable);
 	List	   *build_vars = NIL;
 	ListCell   *lc;

@@ -66,10 +66,38 @@ queries_below(Query *q)
 	return below;
 }
 
+/* Collects the sub-selects of SubLinks in an expression (not below them). */
+static bool
+sublink_queries_walker(Node *node, List **queries)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, SubLink))
+	{
+		*queries = lappend(*queries, ((SubLink *) node)->subselect);
+		return false;
+	}
+	return expression_tree_walker(node, sublink_queries_walker, queries);
+}
+
 /*
- * True if the range table of q or of a query below it may hold a probe
- * side (no catalog access): the gate a statement without a foreign table
- * stops at.
+ * The sub-selects of q's WHERE and join conditions: their relation may be
+ * a probe side (a foreign table inside IN or EXISTS).
+ */
+static List *
+sublink_queries(Query *q)
+{
+	List	   *queries = NIL;
+
+	if (q->hasSubLinks && q->jointree != NULL)
+		(void) sublink_queries_walker((Node *) q->jointree, &queries);
+	return queries;
+}
+
+/*
+ * True if the range table of q or of a query below it (in FROM, WITH, or
+ * a sub-select of its conditions) may hold a probe side (no catalog
+ * access): the gate a statement without a foreign table stops at.
  */
 bool
 may_have_probe(Query *q)
@@ -87,6 +115,11 @@ may_have_probe(Query *q)
 	foreach(lc, queries_below(q))
 	{
 		if (may_have_probe(lfirst(lc)))
+			return true;
+	}
+	foreach(lc, sublink_queries(q))
+	{
+		if (IsA(lfirst(lc), Query) && may_have_probe(lfirst(lc)))
 			return true;
 	}
 	return false;
