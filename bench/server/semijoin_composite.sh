@@ -178,7 +178,7 @@ SQL
 		          printf "%-6s %-11s %10d %12d %10d %8.1f %8.2fx %6.2fx %s\n", name, m, rows[m], recv[m], sent[m], best[m],
 		                 (recv[m] + sent[m] > 0 ? (recv["none"] + sent["none"]) / (recv[m] + sent[m]) : 0),
 		                 (best[m] > 0 ? best["none"] / best[m] : 0), result[m] } }' name="$name" "$WORK_DIR/$name.out"
-	grep -E 'NOTICE|DETAIL|ERROR|Remote SQL' "$WORK_DIR/$name.err" "$WORK_DIR/$name.out" | sed 's/^[^:]*:/    /' | cut -c1-400 || true
+	grep -E 'NOTICE|DETAIL|ERROR|Remote SQL' "$WORK_DIR/$name.err" "$WORK_DIR/$name.out" | sed -e 's/^[^:]*:/    /' -e 's/psql:[^:]*:[0-9]*: //' | cut -c1-400 || true
 }
 
 printf '\n%-6s %-11s %10s %12s %10s %8s %9s %7s %s\n' join mode rows_ship bytes_to_loc bytes_to_rem wall_ms bytes_x time_x 'rows md5'
@@ -203,3 +203,29 @@ FROM n, r;
 SELECT 'multibloom_agg (data-sized parts) at 0.01: ' || length(multibloom_agg(store_id, day)::text) || ' bytes, nbits ' ||
 	(SELECT nbits::text FROM multibloom_info(multibloom_agg(store_id, day)) ) FROM picks;
 SQL
+
+# Planning time of queries the rewrite leaves alone: the median of PLANS
+# plannings with the rewrite off and on, interleaved, and the difference.
+PLANS=${PLANS:-51}
+psql_on local -q <<'SQL'
+CREATE FUNCTION planning_ms(query text, n int, rewrite text) RETURNS numeric LANGUAGE plpgsql AS $$
+DECLARE plan jsonb; t numeric[] := '{}';
+BEGIN
+	PERFORM set_config('bloomfilter.semijoin_prefilter', rewrite, true);
+	FOR i IN 1..n LOOP
+		EXECUTE 'EXPLAIN (SUMMARY, FORMAT JSON) ' || query INTO plan;
+		t := t || (plan->0->>'Planning Time')::numeric;
+	END LOOP;
+	RETURN (SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(t) x);
+END $$;
+SQL
+echo
+echo "planning time of queries left alone, median of $PLANS (ms): off, on, on - off"
+while IFS='|' read -r name query; do
+	psql_on local -A -t -F ' ' -c "SELECT '$name', a, b, round(b - a, 3) FROM (SELECT planning_ms(\$q\$$query\$q\$, $PLANS, 'off') a, planning_ms(\$q\$$query\$q\$, $PLANS, 'on') b) x"
+done <<'QUERIES'
+local-join|SELECT count(*) FROM picks p JOIN partsupp ps ON ps.ps_partkey = p.store_id
+local-in|SELECT count(*) FROM picks WHERE store_id IN (SELECT ps_partkey FROM partsupp WHERE ps_availqty < 10)
+remote-declined|SELECT count(*) FROM picks p JOIN sales s ON s.store_id = p.store_id
+remote-in-declined|SELECT count(*) FROM picks p WHERE p.store_id IN (SELECT store_id FROM sales)
+QUERIES

@@ -19,7 +19,9 @@
  *	  the filter as a parameter.  Rows of the foreign table whose key no
  *	  build row has can join nothing, so removing them changes no result.
  *	  The probe is typed because a foreign table may declare its column with
- *	  another type than the remote one (typed_probe.c).
+ *	  another type than the remote one (typed_probe.c).  A key on several
+ *	  columns gets one filter of the key tuples, probed by
+ *	  bloom_contains_tuple (tuple_probe.c).
  *
  *	  The files, called one way from here down (semijoin_internal.h):
  *	  semijoin_rewrite.c analyzes each query level and adds the filters;

@@ -4,6 +4,12 @@
  *	  tree walked into scopes, and each equijoin clause and semi-join
  *	  sub-select between a probe member and a build member matched into a
  *	  Candidate, with the gates that decide where a filter is correct.
+ *	  Keys are columns, columns of joins (USING) resolved to their base
+ *	  relation's, or expressions of one relation (the foreign side's only
+ *	  where postgres_fdw ships them); the clauses between one foreign
+ *	  table and one build relation also make one composite candidate of
+ *	  the key tuples; the foreign table may be the sub-select's own
+ *	  relation of an IN or EXISTS, the filter then in its WHERE.
  *
  *	  Runs in the planner hook, before planning, once per query level that
  *	  may hold a foreign table (semijoin_rewrite.c, analyze_level).
@@ -12,8 +18,9 @@
  *	  join built from its preserved side; keys whose types hash alike under
  *	  the join operator's hash opfamily and cross to another server
  *	  unchanged; no volatile build qual; not when the build side is on the
- *	  probe's own server (postgres_fdw may push the whole join); not on a
- *	  column whose probe an earlier plan of the statement kept local.
+ *	  probe's own server (postgres_fdw may push the whole join; for
+ *	  partitioned tables leaf by leaf); not on a column whose probe an
+ *	  earlier plan of the statement kept local.
  *	  A candidate declined here keeps its reason, for the log.
  */
 #include "postgres.h"
