@@ -18,9 +18,9 @@
 #include "access/htup_details.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_statistic_ext.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
-#include "catalog/pg_statistic_ext.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "parser/parsetree.h"
@@ -231,6 +231,23 @@ selected_distinct_tuples(PlannerInfo *root, List *keys, double total, double row
 	return Max(nd * (1.0 - pow(1.0 - rows / total, total / nd)), 1.0);
 }
 
+/* The one column the Vars are (all the same column), or NULL. */
+static Var *
+one_column(List *vars)
+{
+	Var		   *first = vars != NIL ? linitial(vars) : NULL;
+	ListCell   *lc;
+
+	foreach(lc, vars)
+	{
+		Var		   *var = lfirst(lc);
+
+		if (var->varno != first->varno || var->varattno != first->varattno)
+			return NULL;
+	}
+	return first;
+}
+
 /*
  * Distinct keys (a column, an expression, or a composite key's tuples)
  * among rows of total.  An expression without statistics of its own
@@ -242,18 +259,15 @@ static double
 key_distinct(PlannerInfo *root, Expr *key, List *keys, double total, double rows, bool *known)
 {
 	double		nd;
-	List	   *vars;
+	Var		   *column;
 
 	if (list_length(keys) > 1)
 		return selected_distinct_tuples(root, keys, total, rows, known);
 	nd = selected_distinct(root, key, total, rows, known);
-	if (*known || IsA(key, Var))
+	if (*known || IsA(key, Var) ||
+		(column = one_column(pull_var_clause((Node *) key, 0))) == NULL)
 		return nd;
-	vars = pull_var_clause((Node *) key, 0);
-	if (vars == NIL || (list_length(vars) > 1 && !equal(list_make1(linitial(vars)),
-														list_make1(llast(vars)))))
-		return nd;
-	return selected_distinct(root, linitial(vars), total, rows, known);
+	return selected_distinct(root, (Expr *) column, total, rows, known);
 }
 
 /* Bytes of a row the foreign scan ships: the columns the query uses. */
