@@ -939,8 +939,6 @@ typedef struct InnerProbe
 	PlannerInfo *outer_root;
 } InnerProbe;
 
-static void match_composites(QueryContext *cx, int first);
-
 /* A key pair  outer = inner  of the sub-select; outer_key seen from the outer level. */
 static void
 match_inner_key(InnerProbe *ip, OpExpr *op, Expr *outer_key, Expr *inner_key)
@@ -1002,7 +1000,6 @@ match_inner_probe(QueryContext *cx, Link *link, SubLink *sublink, Query *sub)
 	InnerProbe	ip = {{0}};
 	Scope	   *scope = new_scope(&sub->jointree->quals);
 	RangeTblEntry *rte = linitial(sub->rtable);
-	int			first = list_length(cx->analysis->candidates);
 
 	if (rte->rtekind != RTE_RELATION ||
 		(rte->relkind != RELKIND_FOREIGN_TABLE && rte->relkind != RELKIND_PARTITIONED_TABLE))
@@ -1022,7 +1019,7 @@ match_inner_probe(QueryContext *cx, Link *link, SubLink *sublink, Query *sub)
 		match_inner_any(&ip, sublink);
 	else if (sublink->subLinkType == EXISTS_SUBLINK)
 		match_inner_exists(&ip);
-	match_composites(&ip.cx, first);
+	/* their composite candidates: with the link's own (match_link) */
 	cx->candidates = list_concat(cx->candidates, ip.cx.candidates);
 }
 
@@ -1179,14 +1176,15 @@ match_composites(QueryContext *cx, int first)
 		List	   *keys = NIL;
 		ListCell   *o;
 
-		if (c->why != NULL || list_member_ptr(grouped, c) || !IsA(c->probe_value, Var))
+		if (c->why != NULL || c->nkeys > 1 || list_member_ptr(grouped, c) ||
+			!IsA(c->probe_value, Var))
 			continue;
 		foreach(o, found)
 		{
 			Candidate  *other = lfirst(o);
 
-			if (other->why != NULL || !same_sides(c, other) || list_member_ptr(grouped, other) ||
-				!IsA(other->probe_value, Var))
+			if (other->why != NULL || other->nkeys > 1 || !same_sides(c, other) ||
+				list_member_ptr(grouped, other) || !IsA(other->probe_value, Var))
 				continue;
 			grouped = lappend(grouped, other);
 			if (!probes_column(keys, other->probe_var))

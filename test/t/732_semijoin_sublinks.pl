@@ -95,9 +95,13 @@ my $exists = q{SELECT c.id, c.name FROM customers c
 	WHERE c.region = 'EU' AND EXISTS (SELECT 1 FROM remote_orders o WHERE o.customer_id = c.id AND o.amount > 10)};
 check('EXISTS', $exists, $typed);
 cmp_ok(shipped($exists), '<', 1000, 'EXISTS: few rows cross');
-check('EXISTS on two columns', q{SELECT c.id, c.zone FROM customers c
-	WHERE c.region = 'EU' AND EXISTS (SELECT 1 FROM remote_orders o WHERE o.customer_id = c.id AND o.zone = c.zone)},
+my $exists2 = q{SELECT c.id, c.zone FROM customers c
+	WHERE c.region = 'EU' AND EXISTS (SELECT 1 FROM remote_orders o WHERE o.customer_id = c.id AND o.zone = c.zone)};
+check('EXISTS on two columns', $exists2,
 	qr/bloom_contains_tuple\(\$\d+::public\.bloom, '\{integer,pg_catalog\.text\}'::text\[\], '\w+'::text, customer_id, zone\)/);
+my $log = decisions($exists2);
+is(scalar(() = $log =~ /semijoin prefilter on remote_orders\.\(customer_id, zone\)/g), 1,
+	'EXISTS on two columns: one composite candidate');
 
 # 3. Inside an inner join's sub-select, with the build relation joined.
 check('IN beside a join', q{SELECT c.id, a.city FROM customers c JOIN addresses a ON a.id = c.id
