@@ -19,7 +19,9 @@
  *	  the filter as a parameter.  Rows of the foreign table whose key no
  *	  build row has can join nothing, so removing them changes no result.
  *	  The probe is typed because a foreign table may declare its column with
- *	  another type than the remote one (typed_probe.c).
+ *	  another type than the remote one (typed_probe.c).  A key on several
+ *	  columns gets one filter of the key tuples, probed by
+ *	  bloom_contains_tuple (tuple_probe.c).
  *
  *	  The files, called one way from here down (semijoin_internal.h):
  *	  semijoin_rewrite.c analyzes each query level and adds the filters;
@@ -95,6 +97,8 @@ lookup_objects(SemijoinObjects *out)
 	Oid			probe_args[TYPED_PROBE_NARGS] = {InvalidOid, ANYELEMENTOID, TEXTOID, TEXTOID,
 	TEXTOID};
 	static const Oid agg_args[3] = {ANYELEMENTOID, INT8OID, FLOAT8OID};
+	static const Oid tuple_hash_args[1] = {ANYOID};
+	Oid			tuple_probe_args[4] = {InvalidOid, TEXTARRAYOID, TEXTOID, ANYOID};
 
 	out->bloom_type = extension_type("bloom");
 	if (!OidIsValid(out->bloom_type))
@@ -102,6 +106,9 @@ lookup_objects(SemijoinObjects *out)
 	probe_args[0] = out->bloom_type;
 	out->probe_fn = extension_function("bloom_contains_typed", TYPED_PROBE_NARGS, probe_args);
 	out->agg_fn = extension_function("bloom_agg", 3, agg_args);
+	out->tuple_hash_fn = extension_function("bloom_tuple_hash", 1, tuple_hash_args);
+	tuple_probe_args[0] = out->bloom_type;
+	out->tuple_probe_fn = extension_function("bloom_contains_tuple", 4, tuple_probe_args);
 	return OidIsValid(out->probe_fn) && OidIsValid(out->agg_fn);
 }
 
@@ -152,6 +159,17 @@ set_reason(List *candidates, const char *why)
 	}
 }
 
+/* True if the candidate's probe is among the local probes of a plan. */
+static bool
+probe_among(List *local, const Candidate *c, RangeTblEntry *rte)
+{
+	if (c->nkeys > 1)
+		return key_among(local, c->probe_relids, key_columns_name(rte->relid, c->probe_var_list));
+	if (!IsA(c->probe_value, Var))
+		return key_among(local, c->probe_relids, EXPRESSION_KEY_NAME);
+	return column_among(local, c->probe_relids, c->probe_var, rte);
+}
+
 /*
  * Declines the chosen candidates whose probe a foreign scan of the plan
  * kept local, and remembers their columns for the next analysis; false if
@@ -168,7 +186,7 @@ decline_local_probes(Analysis *a, List *local)
 		Candidate  *c = lfirst(lc);
 		RangeTblEntry *rte = rt_fetch(c->probe_rti, c->query->rtable);
 
-		if (!column_among(local, c->probe_relids, c->probe_var, rte))
+		if (!probe_among(local, c, rte))
 			continue;
 		c->why = "postgres_fdw kept the probe local";
 		any = true;
@@ -222,7 +240,7 @@ plan_with_filters(Query *parse, const char *query_string, int cursorOptions,
 			stmt = plan_next(pristine, query_string, cursorOptions, boundParams);
 			break;
 		}
-		if (!decline_local_probes(&a, local_probe_columns(stmt, objects->probe_fn)))
+		if (!decline_local_probes(&a, local_probe_columns(stmt, objects)))
 			break;
 		q = copyObject(pristine);
 	}

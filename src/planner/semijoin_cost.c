@@ -18,7 +18,9 @@
 #include "access/htup_details.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_statistic_ext.h"
 #include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "parser/parsetree.h"
@@ -142,6 +144,132 @@ selected_distinct(PlannerInfo *root, Expr *key, double total, double rows, bool 
 	return Max(nd * (1.0 - pow(1.0 - rows / total, total / nd)), 1.0);
 }
 
+/*
+ * True if the keys are columns of one relation that extended statistics
+ * of kind ndistinct cover (all of them in one statistics object).
+ */
+static bool
+has_ndistinct_statistics(PlannerInfo *root, List *keys)
+{
+	Relids		varnos = pull_varnos(root, (Node *) keys);
+	Bitmapset  *attnos = NULL;
+	RelOptInfo *rel;
+	int			relid;
+	ListCell   *lc;
+
+	if (!bms_get_singleton_member(varnos, &relid) ||
+		(rel = root->simple_rel_array[relid]) == NULL)
+		return false;
+	foreach(lc, keys)
+	{
+		Node	   *key = lfirst(lc);
+
+		while (IsA(key, RelabelType))
+			key = (Node *) ((RelabelType *) key)->arg;
+		if (!IsA(key, Var) || ((Var *) key)->varattno <= 0)
+			return false;
+		attnos = bms_add_member(attnos, ((Var *) key)->varattno);
+	}
+	foreach(lc, rel->statlist)
+	{
+		StatisticExtInfo *info = lfirst(lc);
+
+		if (info->kind == STATS_EXT_NDISTINCT && bms_is_subset(attnos, info->keys))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Distinct tuples of the keys among all total rows of the relation, from
+ * the planner's group estimate where extended statistics (ndistinct)
+ * cover the columns.
+ */
+static double
+ndistinct_tuples(PlannerInfo *root, List *keys, double total)
+{
+	Relids		varnos = pull_varnos(root, (Node *) keys);
+	int			relid = -1;
+
+	/* estimate_num_groups scales by rows / tuples: the rows are all of them */
+	while ((relid = bms_next_member(varnos, relid)) >= 0)
+	{
+		RelOptInfo *rel = root->simple_rel_array[relid];
+
+		if (rel != NULL && rel->rows <= 0)
+			rel->rows = total;
+	}
+	return estimate_num_groups(root, keys, total, NULL, NULL);
+}
+
+/*
+ * Distinct tuples of the keys among rows of the relation's total, as
+ * selected_distinct: of all total rows, from extended statistics
+ * (ndistinct) where they cover the columns, otherwise the product of the
+ * columns' distinct counts capped by the rows; then scaled to the rows
+ * selected.  *known: every column has statistics.
+ */
+static double
+selected_distinct_tuples(PlannerInfo *root, List *keys, double total, double rows, bool *known)
+{
+	double		nd = 1.0;
+	ListCell   *lc;
+
+	*known = true;
+	foreach(lc, keys)
+	{
+		bool		column_known;
+
+		nd *= selected_distinct(root, lfirst(lc), total, total, &column_known);
+		*known &= column_known;
+	}
+	if (has_ndistinct_statistics(root, keys))
+		nd = ndistinct_tuples(root, keys, total);
+	nd = Min(nd, total);
+	if (rows >= total || nd <= 0)
+		return Max(Min(nd, rows), 1.0);
+	return Max(nd * (1.0 - pow(1.0 - rows / total, total / nd)), 1.0);
+}
+
+/* The one column the Vars are (all the same column), or NULL. */
+static Var *
+one_column(List *vars)
+{
+	Var		   *first = vars != NIL ? linitial(vars) : NULL;
+	ListCell   *lc;
+
+	foreach(lc, vars)
+	{
+		Var		   *var = lfirst(lc);
+
+		if (var->varno != first->varno || var->varattno != first->varattno)
+			return NULL;
+	}
+	return first;
+}
+
+/*
+ * Distinct keys (a column, an expression, or a composite key's tuples)
+ * among rows of total.  An expression without statistics of its own
+ * (CREATE STATISTICS on it) has at most as many distinct values as the
+ * one column it reads: that column's count is taken, which overestimates
+ * the keys of an expression that folds values together (date_trunc).
+ */
+static double
+key_distinct(PlannerInfo *root, Expr *key, List *keys, double total, double rows, bool *known)
+{
+	double		nd;
+	Var		   *column;
+
+	if (list_length(keys) > 1)
+		return selected_distinct_tuples(root, keys, total, rows, known);
+	nd = selected_distinct(root, key, total, rows, known);
+	if (*known || IsA(key, Var) ||
+		(column = one_column(pull_var_clause((Node *) key, 0))) == NULL)
+		return nd;
+	return selected_distinct(root, (Expr *) column, total, rows, known);
+}
+
 /* Bytes of a row the foreign scan ships: the columns the query uses. */
 static double
 shipped_row_bytes(Query *q, Index rti, Oid relid)
@@ -189,7 +317,7 @@ filter_bytes_for(double capacity, double fpp)
 static double
 choose_fpp(const Candidate *c, double contained)
 {
-	double		stoppable = c->probe_rows * (1.0 - contained) * c->row_bytes;
+	double		stoppable = c->probe_rows * c->local_share * (1.0 - contained) * c->row_bytes;
 	double		fpp;
 
 	if (stoppable <= 0)
@@ -228,7 +356,7 @@ build_restrictions(const Candidate *c)
 static const char *
 estimate_sides(QueryContext *cx, Candidate *c)
 {
-	PlannerInfo *root = cx->root;
+	PlannerInfo *root = c->probe_root;
 	double		probe_total = relation_rows(root, c->probe_rti);
 	double		build_total = relation_rows(c->build_root, c->build_rti);
 	bool		known;
@@ -242,10 +370,12 @@ estimate_sides(QueryContext *cx, Candidate *c)
 	c->build_rows = Max(1.0, build_total *
 						clauselist_selectivity(c->build_root, build_restrictions(c), 0,
 											   JOIN_INNER, NULL));
-	c->probe_keys = selected_distinct(root, c->probe_key, probe_total, c->probe_rows, &known);
+	c->probe_keys = key_distinct(root, c->probe_key, c->probe_key_list, probe_total,
+								 c->probe_rows, &known);
 	if (!known)
 		return "the foreign key column has no statistics (ANALYZE the foreign table)";
-	c->build_keys = selected_distinct(c->build_root, c->build_key, build_total, c->build_rows, &known);
+	c->build_keys = key_distinct(c->build_root, c->build_key, c->build_key_list, build_total,
+								 c->build_rows, &known);
 	if (!known)
 		c->build_keys = c->build_rows;
 	return NULL;
@@ -255,10 +385,10 @@ estimate_sides(QueryContext *cx, Candidate *c)
 static void
 estimate_filter(QueryContext *cx, Candidate *c)
 {
-	RangeTblEntry *probe_rte = rt_fetch(c->probe_rti, cx->query->rtable);
+	RangeTblEntry *probe_rte = rt_fetch(c->probe_rti, c->query->rtable);
 	double		contained;
 
-	c->row_bytes = shipped_row_bytes(cx->query, c->probe_rti, probe_rte->relid);
+	c->row_bytes = shipped_row_bytes(c->query, c->probe_rti, probe_rte->relid);
 	c->capacity = Max(CAPACITY_MIN, ceil(c->build_keys * CAPACITY_MARGIN));
 
 	/* containment: the build keys are among the probe keys */
@@ -266,7 +396,8 @@ estimate_filter(QueryContext *cx, Candidate *c)
 	c->fpp = choose_fpp(c, contained);
 	c->pass_rate = contained + c->fpp * (1.0 - contained);
 	c->filter_bytes = c->scans * TEXT_FACTOR * filter_bytes_for(c->capacity, c->fpp);
-	c->rows_saved = c->probe_rows * (1.0 - c->pass_rate);
+	/* leaves joined on their own server (local_share < 1) save nothing */
+	c->rows_saved = c->probe_rows * c->local_share * (1.0 - c->pass_rate);
 	c->bytes_saved = c->rows_saved * c->row_bytes;
 }
 

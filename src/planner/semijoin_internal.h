@@ -40,26 +40,43 @@ typedef struct SemijoinObjects
 	Oid			bloom_type;
 	Oid			probe_fn;		/* bloom_contains_typed(bloom, anyelement, text, text, text) */
 	Oid			agg_fn;			/* bloom_agg(anyelement, bigint, float8) */
+	Oid			tuple_hash_fn;	/* bloom_tuple_hash(VARIADIC "any") */
+	Oid			tuple_probe_fn; /* bloom_contains_tuple(bloom, text[], text, VARIADIC "any") */
 } SemijoinObjects;
 
 /* A candidate filter: an equijoin clause between a probe and a build member. */
 typedef struct Candidate
 {
-	Query	   *query;			/* the query level rewritten */
+	Query	   *query;			/* the query level rewritten (holds the probe) */
+	PlannerInfo *probe_root;	/* estimates over query */
 	Node	  **slot;			/* the qual list the filter joins */
 	Index		probe_rti;
 	Query	   *build_query;	/* whose range table holds the build relation */
 	PlannerInfo *build_root;	/* estimates over build_query */
 	Index		build_rti;
 	Expr	   *probe_key;		/* as written in the clause */
-	Var		   *probe_var;		/* its column: the probe's value */
+	Var		   *probe_var;		/* its column (an expression's first) */
+	Expr	   *probe_value;	/* what the remote probes: the column, or the expression */
 	Var		   *build_var;
 	Expr	   *build_key;
 	Oid			collation;		/* the join operator's input collation */
 	List	   *probe_quals;	/* the probe member's own conjuncts */
 	List	   *build_quals;	/* the build member's own conjuncts, copyable */
 	int			scans;			/* foreign scans receiving the filter */
+	double		local_share;	/* share of the probe's rows joined locally */
 	List	   *probe_relids;	/* relations the probe scans read */
+
+	/*
+	 * A composite key (nkeys > 1): one filter of the build side's key
+	 * tuples.  The fields above then describe its first column (probe_key,
+	 * probe_var, build_var, build_key) and collation is not used.
+	 */
+	int			nkeys;
+	List	   *probe_key_list; /* Expr: each key as written */
+	List	   *probe_var_list; /* Var: each key's column, the values probed */
+	List	   *build_key_list; /* Expr: each build key */
+	Oid			probe_collation;	/* the tuple probe's input collation */
+	Oid			build_collation;	/* bloom_tuple_hash's, on the build side */
 
 	/* the decision: why the filter is not in the plan, NULL if it is */
 	const char *why;
@@ -91,6 +108,12 @@ typedef struct UnshippedColumn
 	Oid			relid;
 	char	   *attname;
 } UnshippedColumn;
+
+/*
+ * The unshipped name of an expression key: all expression keys of a
+ * relation are declined together once a probe of one was kept local.
+ */
+#define EXPRESSION_KEY_NAME "(expression)"
 
 /* One analysis of the statement: every candidate of every query level. */
 typedef struct Analysis
@@ -128,8 +151,10 @@ extern List *choose_candidates(QueryContext *cx);
 
 /* semijoin_plan.c */
 extern bool plan_rescans_filter(PlannedStmt *stmt, List *filtered_relids);
-extern List *local_probe_columns(PlannedStmt *stmt, Oid probe_fn);
+extern List *local_probe_columns(PlannedStmt *stmt, const SemijoinObjects *objects);
 extern bool column_among(List *columns, List *relids, Var *var, RangeTblEntry *rte);
+extern char *key_columns_name(Oid relid, List *vars);
+extern bool key_among(List *columns, List *relids, const char *name);
 extern void log_candidates(List *candidates, int elevel);
 
 #endif							/* BLOOMFILTER_SEMIJOIN_INTERNAL_H */

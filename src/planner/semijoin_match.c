@@ -4,6 +4,12 @@
  *	  tree walked into scopes, and each equijoin clause and semi-join
  *	  sub-select between a probe member and a build member matched into a
  *	  Candidate, with the gates that decide where a filter is correct.
+ *	  Keys are columns, columns of joins (USING) resolved to their base
+ *	  relation's, or expressions of one relation (the foreign side's only
+ *	  where postgres_fdw ships them); the clauses between one foreign
+ *	  table and one build relation also make one composite candidate of
+ *	  the key tuples; the foreign table may be the sub-select's own
+ *	  relation of an IN or EXISTS, the filter then in its WHERE.
  *
  *	  Runs in the planner hook, before planning, once per query level that
  *	  may hold a foreign table (semijoin_rewrite.c, analyze_level).
@@ -12,13 +18,20 @@
  *	  join built from its preserved side; keys whose types hash alike under
  *	  the join operator's hash opfamily and cross to another server
  *	  unchanged; no volatile build qual; not when the build side is on the
- *	  probe's own server (postgres_fdw may push the whole join); not on a
- *	  column whose probe an earlier plan of the statement kept local.
+ *	  probe's own server (postgres_fdw may push the whole join; for
+ *	  partitioned tables leaf by leaf); not on a column whose probe an
+ *	  earlier plan of the statement kept local.
  *	  A candidate declined here keeps its reason, for the log.
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
+#include "catalog/dependency.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "commands/defrem.h"
@@ -28,12 +41,17 @@
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
+#include "optimizer/cost.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
+#include "utils/syscache.h"
 #include "utils/varlena.h"
 
 #include "pg_compat.h"
 #include "planner/extension_objects.h"
 #include "planner/semijoin_internal.h"
+#include "planner/tuple_probe.h"
 #include "planner/typed_probe.h"
 
 /* "table.column", for the log. */
@@ -50,6 +68,26 @@ column_name(Oid relid, AttrNumber attno)
  * The probe side: a foreign table postgres_fdw can ship the probe to
  * --------------------------------------------------------------------- */
 
+/* The extensions a server's "extensions" option lists (NIL if none or malformed). */
+static List *
+server_extensions(ForeignServer *server)
+{
+	ListCell   *lc;
+
+	foreach(lc, server->options)
+	{
+		DefElem    *def = lfirst(lc);
+		List	   *names;
+
+		if (strcmp(def->defname, "extensions") != 0)
+			continue;
+		if (!SplitIdentifierString(pstrdup(defGetString(def)), ',', &names))
+			return NIL;
+		return names;
+	}
+	return NIL;
+}
+
 /* True if the server is postgres_fdw's and its "extensions" list ours. */
 static bool
 server_ships_bloomfilter(Oid serverid)
@@ -64,21 +102,10 @@ server_ships_bloomfilter(Oid serverid)
 	handler = get_func_name(fdw->fdwhandler);
 	if (handler == NULL || strcmp(handler, "postgres_fdw_handler") != 0)
 		return false;
-	foreach(lc, server->options)
+	foreach(lc, server_extensions(server))
 	{
-		DefElem    *def = lfirst(lc);
-		List	   *names;
-		ListCell   *n;
-
-		if (strcmp(def->defname, "extensions") != 0)
-			continue;
-		if (!SplitIdentifierString(pstrdup(defGetString(def)), ',', &names))
-			return false;
-		foreach(n, names)
-		{
-			if (strcmp((char *) lfirst(n), EXTENSION_NAME) == 0)
-				return true;
-		}
+		if (strcmp((char *) lfirst(lc), EXTENSION_NAME) == 0)
+			return true;
 	}
 	return false;
 }
@@ -99,15 +126,17 @@ scanned_relations(RangeTblEntry *rte)
  * How many foreign scans receive the filter if rte is the probe side: 1 for
  * a foreign table, one per partition for a partitioned table whose leaves
  * are all foreign tables of shipping servers; 0 (with *why) if the probe
- * cannot be shipped.  *servers: the servers scanned.
+ * cannot be shipped.  *leaves and *servers: the leaves scanned and the
+ * server of each, in the same order.
  */
 static int
-probe_scans(RangeTblEntry *rte, List **servers, const char **why)
+probe_scans(RangeTblEntry *rte, List **leaves, List **servers, const char **why)
 {
 	List	   *rels;
 	ListCell   *lc;
 	int			scans = 0;
 
+	*leaves = NIL;
 	*servers = NIL;
 	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL ||
 		(rte->relkind != RELKIND_FOREIGN_TABLE && rte->relkind != RELKIND_PARTITIONED_TABLE))
@@ -135,7 +164,8 @@ probe_scans(RangeTblEntry *rte, List **servers, const char **why)
 			*why = "its server is not postgres_fdw with bloomfilter in its extensions option";
 			return 0;
 		}
-		*servers = list_append_unique_oid(*servers, serverid);
+		*leaves = lappend_oid(*leaves, relid);
+		*servers = lappend_oid(*servers, serverid);
 		scans++;
 	}
 	if (scans == 0)
@@ -274,16 +304,73 @@ walk_jointree(Node *node, Scope *scope, List **links)
  * Candidates: an equijoin clause between a probe member and a build member
  * --------------------------------------------------------------------- */
 
-/* The column of query level levelsup under binary-compatible relabeling. */
+/* What key_var_of_level learns of an expression's columns. */
+typedef struct KeyColumns
+{
+	Index		levelsup;
+	Var		   *first;			/* the first column met */
+	bool		ok;				/* all of one relation of the level, nothing else */
+} KeyColumns;
+
+static bool
+key_columns_walker(Node *node, KeyColumns *kc)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+
+		if (var->varlevelsup != kc->levelsup || var->varattno <= 0 ||
+			(kc->first != NULL && var->varno != kc->first->varno))
+		{
+			kc->ok = false;
+			return true;
+		}
+		if (kc->first == NULL)
+			kc->first = var;
+		return false;
+	}
+	if (IsA(node, SubLink) || IsA(node, Param) || IsA(node, Aggref) ||
+		IsA(node, WindowFunc) || IsA(node, PlaceHolderVar) || IsA(node, GroupingFunc))
+	{
+		kc->ok = false;
+		return true;
+	}
+	return expression_tree_walker(node, key_columns_walker, kc);
+}
+
+/*
+ * The column of a key of query level levelsup: the key itself under
+ * binary-compatible relabeling; for an expression key, the first column
+ * of the one relation it reads (the relation it belongs to).  NULL if the
+ * key reads no relation or several, another query level, a system column,
+ * a sub-select or a parameter, or is volatile.
+ */
 static Var *
 key_var_of_level(Node *node, Index levelsup)
 {
-	while (node && IsA(node, RelabelType))
-		node = (Node *) ((RelabelType *) node)->arg;
-	if (node && IsA(node, Var) && ((Var *) node)->varlevelsup == levelsup &&
-		((Var *) node)->varattno > 0)
-		return (Var *) node;
-	return NULL;
+	KeyColumns	kc = {levelsup, NULL, true};
+	Node	   *plain = node;
+
+	while (plain && IsA(plain, RelabelType))
+		plain = (Node *) ((RelabelType *) plain)->arg;
+	if (plain && IsA(plain, Var))
+		return ((Var *) plain)->varlevelsup == levelsup && ((Var *) plain)->varattno > 0
+			? (Var *) plain : NULL;
+	if (node == NULL || contain_volatile_functions(node))
+		return NULL;
+	(void) key_columns_walker(node, &kc);
+	return kc.ok ? kc.first : NULL;
+}
+
+/* The value a probe of key tests: the column, or the expression (without a top relabeling). */
+static Expr *
+probe_value_of(Expr *key)
+{
+	while (IsA(key, RelabelType))
+		key = ((RelabelType *) key)->arg;
+	return key;
 }
 
 /* A key column of the query level itself, or NULL. */
@@ -356,17 +443,99 @@ own_conjuncts(PlannerInfo *root, List *conjuncts, Index rti, bool *volatile_qual
 	return own;
 }
 
-/* Why rte cannot be a build side on the probe's servers, or NULL. */
-static const char *
-build_side_problem(RangeTblEntry *rte, List *probe_servers)
+/* The servers of the foreign tables a scan of rte reads (its leaves). */
+static List *
+servers_read(RangeTblEntry *rte)
 {
+	List	   *servers = NIL;
+	ListCell   *lc;
+
+	foreach(lc, scanned_relations(rte))
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		if (get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE)
+			servers = list_append_unique_oid(servers, GetForeignTable(relid)->serverid);
+	}
+	return servers;
+}
+
+/*
+ * True if postgres_fdw may send the join of probe and build to a server
+ * both read: two foreign tables (or a partitioned probe against a foreign
+ * table, kept declined as before), or two partitioned tables joined
+ * partition by partition (enable_partitionwise_join), each pair of leaves
+ * on one server becoming one remote join.  A foreign table against a
+ * partitioned build side is never one remote join.
+ */
+static bool
+join_may_go_remote(RangeTblEntry *probe, RangeTblEntry *build)
+{
+	bool		probe_parted = probe->relkind == RELKIND_PARTITIONED_TABLE;
+	bool		build_parted = build->relkind == RELKIND_PARTITIONED_TABLE;
+
+	if (!build_parted)
+		return build->relkind == RELKIND_FOREIGN_TABLE;
+	return probe_parted && enable_partitionwise_join;
+}
+
+/* The rows ANALYZE counted in a relation, 0 if unknown. */
+static double
+stored_rows(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	double		rows = 0;
+
+	if (HeapTupleIsValid(tup))
+	{
+		rows = Max(0.0, ((Form_pg_class) GETSTRUCT(tup))->reltuples);
+		ReleaseSysCache(tup);
+	}
+	return rows;
+}
+
+/*
+ * Why rte cannot be a build side for the probe's leaves (on servers, in
+ * the same order), or NULL.  Leaf by leaf: a probe leaf on a server that
+ * also holds the build side (or a leaf of it) may be joined there by
+ * postgres_fdw, the filter then only adding a scan; if every probe leaf
+ * is so, the filter is declined, and otherwise *local_share is the share
+ * of the probe's rows (by ANALYZE's counts, else by leaves) whose join is
+ * local, the only rows the filter can save.
+ */
+static const char *
+build_side_problem(RangeTblEntry *rte, RangeTblEntry *probe, List *leaves, List *servers,
+				   double *local_share)
+{
+	List	   *build_servers;
+	double		all = 0,
+				local = 0;
+	int			nlocal = 0;
+	ListCell   *l,
+			   *s;
+
+	*local_share = 1.0;
 	if (rte->rtekind != RTE_RELATION)
 		return "the other side is not a table";
 	if (rte->tablesample != NULL)
 		return "the other side is sampled";
-	if (rte->relkind == RELKIND_FOREIGN_TABLE &&
-		list_member_oid(probe_servers, GetForeignTable(rte->relid)->serverid))
-		return "both sides are on the same server (postgres_fdw may push the whole join)";
+	if (!join_may_go_remote(probe, rte))
+		return NULL;
+	build_servers = servers_read(rte);
+	forboth(l, leaves, s, servers)
+	{
+		double		rows = stored_rows(lfirst_oid(l));
+
+		all += rows;
+		if (list_member_oid(build_servers, lfirst_oid(s)))
+			continue;
+		local += rows;
+		nlocal++;
+	}
+	if (nlocal == 0)
+		return "both sides are on the same server (postgres_fdw may push the whole join, "
+			"or each pair of partitions)";
+	*local_share = all > 0 ? local / all : (double) nlocal / list_length(leaves);
 	return NULL;
 }
 
@@ -380,39 +549,145 @@ typedef struct BuildSide
 	Expr	   *key;			/* the build key as written */
 } BuildSide;
 
-/* Why the probe of probe_var cannot be added at all, or NULL. */
-static const char *
-probe_problem(QueryContext *cx, OpExpr *op, Var *probe_var, Expr *probe_key,
-			  BuildSide *build, int *scans)
+/* True if a function, operator or type is built in or of an extension in extensions. */
+static bool
+object_ships(Oid classid, Oid objectid, List *extensions)
 {
-	RangeTblEntry *probe_rte = rt_fetch(probe_var->varno, cx->query->rtable);
+	Oid			ext;
+	ListCell   *lc;
+
+	if (objectid < FirstGenbkiObjectId)
+		return true;
+	ext = getExtensionOfObject(classid, objectid);
+	if (!OidIsValid(ext))
+		return false;
+	foreach(lc, extensions)
+	{
+		if (get_extension_oid(lfirst(lc), true) == ext)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * False where an expression holds a node postgres_fdw does not deparse, or
+ * a function, operator or type that is neither built in nor of an
+ * extension the server lists (its is_foreign_expr, conservatively: the
+ * nodes every supported major ships).
+ */
+static bool
+expression_ships_walker(Node *node, List *extensions)
+{
+	if (node == NULL)
+		return false;
+	if (!object_ships(TypeRelationId, exprType(node), extensions))
+		return true;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+		case T_Const:
+		case T_RelabelType:
+		case T_BoolExpr:
+		case T_NullTest:
+		case T_ArrayExpr:
+		case T_List:
+			break;
+		case T_FuncExpr:
+			if (!object_ships(ProcedureRelationId, ((FuncExpr *) node)->funcid, extensions))
+				return true;
+			break;
+		case T_OpExpr:
+		case T_DistinctExpr:
+			if (!object_ships(OperatorRelationId, ((OpExpr *) node)->opno, extensions))
+				return true;
+			break;
+		case T_ScalarArrayOpExpr:
+			if (!object_ships(OperatorRelationId, ((ScalarArrayOpExpr *) node)->opno, extensions))
+				return true;
+			break;
+		default:
+			return true;
+	}
+	return expression_tree_walker(node, expression_ships_walker, extensions);
+}
+
+/*
+ * Why postgres_fdw would not ship an expression key to every server of
+ * the probe, or NULL: a mutable function (the remote would compute it
+ * under its own settings), or what expression_ships_walker refuses.
+ */
+static const char *
+expression_problem(Node *expr, List *servers)
+{
+	ListCell   *lc;
+
+	if (contain_mutable_functions(expr))
+		return "the key expression is not immutable: postgres_fdw does not ship it";
+	foreach(lc, servers)
+	{
+		if (expression_ships_walker(expr, server_extensions(GetForeignServer(lfirst_oid(lc)))))
+			return "the key expression uses a function, operator or type that postgres_fdw does "
+				"not ship (not built in, nor of an extension in the server's extensions option)";
+	}
+	return NULL;
+}
+
+/* Why the probe of the candidate's value cannot be added at all, or NULL. */
+static const char *
+probe_problem(QueryContext *cx, OpExpr *op, Candidate *c, BuildSide *build)
+{
+	RangeTblEntry *probe_rte = rt_fetch(c->probe_rti, cx->query->rtable);
 	RangeTblEntry *build_rte = rt_fetch(build->var->varno, build->query->rtable);
+	Node	   *value = (Node *) c->probe_value;
+	bool		expression = !IsA(value, Var);
+	List	   *leaves;
 	List	   *servers;
 	const char *why = NULL;
 
-	*scans = probe_scans(probe_rte, &servers, &why);
-	if (*scans == 0)
+	c->scans = probe_scans(probe_rte, &leaves, &servers, &why);
+	if (c->scans == 0)
 		return why;
-	why = build_side_problem(build_rte, servers);
+	why = build_side_problem(build_rte, probe_rte, leaves, servers, &c->local_share);
 	if (why != NULL)
 		return why;
 
 	/*
-	 * The remote side probes the column itself (probe_var, not a cast of
-	 * it), so its type must hash like the build key's.
+	 * The remote side probes the value (the column, or the expression, never
+	 * a relabeling of it), so its type must hash like the build key's.
 	 */
-	if (!keys_hash_alike(op->opno, exprType((Node *) build->key), probe_var->vartype))
+	if (!keys_hash_alike(op->opno, exprType((Node *) build->key), exprType(value)))
 		return "the key types do not hash alike under the join operator";
 	if (OidIsValid(op->inputcollid) &&
-		(exprCollation((Node *) probe_key) != op->inputcollid ||
-		 probe_var->varcollid != op->inputcollid))
+		(exprCollation((Node *) c->probe_key) != op->inputcollid ||
+		 exprCollation(value) != op->inputcollid))
 		return "the join compares under another collation than the remote column's";
-	if ((why = type_cannot_cross(probe_var->vartype)) != NULL)
+	if ((why = type_cannot_cross(exprType(value))) != NULL)
 		return why;
-	if (column_among(cx->analysis->unshipped, scanned_relations(probe_rte), probe_var, probe_rte))
+	if (expression && (why = expression_problem(value, servers)) != NULL)
+		return why;
+	if (expression ? key_among(cx->analysis->unshipped, c->probe_relids, EXPRESSION_KEY_NAME)
+		: column_among(cx->analysis->unshipped, c->probe_relids, c->probe_var, probe_rte))
 		return "postgres_fdw does not ship a probe of this column (its type, collation "
 			"or server rules keep it local): the filter would cost without saving";
 	return NULL;
+}
+
+/* "table.column", or for an expression key "table.<the expression>", for the log. */
+static char *
+key_name(Oid relid, Var *var, Expr *key)
+{
+	Expr	   *value = probe_value_of(key);
+	Node	   *copy;
+	char	   *rel = get_rel_name(relid);
+
+	if (IsA(value, Var))
+		return column_name(relid, var->varattno);
+	copy = copyObject((Node *) value);
+	ChangeVarNodes(copy, var->varno, 1, var->varlevelsup);
+	IncrementVarSublevelsUp(copy, -(int) var->varlevelsup, 0);
+	return psprintf("%s.%s", rel ? rel : "?",
+					deparse_expression(copy, deparse_context_for(rel ? rel : "?", relid),
+									   false, false));
 }
 
 /* A new candidate for  probe_key = build->key  under op, at the link's slot. */
@@ -425,6 +700,8 @@ new_candidate(QueryContext *cx, Link *link, OpExpr *op, Var *probe_var, Expr *pr
 	Candidate  *c = palloc0(sizeof(Candidate));
 
 	c->query = cx->query;
+	c->probe_root = cx->root;
+	c->nkeys = 1;
 	c->slot = link->slot;
 	c->probe_rti = probe_var->varno;
 	c->build_query = build->query;
@@ -432,11 +709,12 @@ new_candidate(QueryContext *cx, Link *link, OpExpr *op, Var *probe_var, Expr *pr
 	c->build_rti = build->var->varno;
 	c->probe_key = probe_key;
 	c->probe_var = probe_var;
+	c->probe_value = probe_value_of(probe_key);
 	c->build_var = build->var;
 	c->build_key = build->key;
 	c->collation = op->inputcollid;
-	c->probe_column = column_name(probe_rte->relid, probe_var->varattno);
-	c->build_column = column_name(build_rte->relid, build->var->varattno);
+	c->probe_column = key_name(probe_rte->relid, probe_var, probe_key);
+	c->build_column = key_name(build_rte->relid, build->var, build->key);
 	c->probe_relids = scanned_relations(probe_rte);
 	return c;
 }
@@ -481,7 +759,7 @@ match_clause(QueryContext *cx, Link *link, OpExpr *op, Var *probe_var, Expr *pro
 		 probe_rte->relkind != RELKIND_PARTITIONED_TABLE))
 		return;
 	c = new_candidate(cx, link, op, probe_var, probe_key, build);
-	c->why = probe_problem(cx, op, probe_var, probe_key, build, &c->scans);
+	c->why = probe_problem(cx, op, c, build);
 	if (c->why == NULL)
 		c->why = collect_quals(cx, link, build, c);
 	cx->analysis->candidates = lappend(cx->analysis->candidates, c);
@@ -489,12 +767,44 @@ match_clause(QueryContext *cx, Link *link, OpExpr *op, Var *probe_var, Expr *pro
 		cx->candidates = lappend(cx->candidates, c);
 }
 
+/*
+ * A key through join aliases: a column of a join (a USING column of a
+ * nested join, a column of a join written in parentheses) resolved to the
+ * column of the base relation it is; expr itself otherwise (a FULL join's
+ * merged column is an expression of both sides, and stays one).
+ */
+static Expr *
+without_join_aliases(Query *q, Expr *expr)
+{
+	Expr	   *e = expr;
+
+	for (;;)
+	{
+		Node	   *plain = (Node *) e;
+		Var		   *var;
+		RangeTblEntry *rte;
+
+		while (IsA(plain, RelabelType))
+			plain = (Node *) ((RelabelType *) plain)->arg;
+		if (!IsA(plain, Var))
+			return e;
+		var = (Var *) plain;
+		if (var->varlevelsup != 0 || var->varattno <= 0 || var->varno > list_length(q->rtable))
+			return e;
+		rte = rt_fetch(var->varno, q->rtable);
+		if (rte->rtekind != RTE_JOIN || var->varattno > list_length(rte->joinaliasvars) ||
+			list_nth(rte->joinaliasvars, var->varattno - 1) == NULL)
+			return e;
+		e = list_nth(rte->joinaliasvars, var->varattno - 1);
+	}
+}
+
 /* A join clause  a.k = b.k  of the link, tried both ways round. */
 static void
 match_join_clause(QueryContext *cx, Link *link, OpExpr *op)
 {
-	Expr	   *lexpr = linitial(op->args);
-	Expr	   *rexpr = lsecond(op->args);
+	Expr	   *lexpr = without_join_aliases(cx->query, linitial(op->args));
+	Expr	   *rexpr = without_join_aliases(cx->query, lsecond(op->args));
 	Var		   *left = key_var((Node *) lexpr);
 	Var		   *right = key_var((Node *) rexpr);
 	BuildSide	build = {cx->query, cx->root, link->build->conjuncts, NULL, NULL};
@@ -609,9 +919,115 @@ match_exists_sublink(QueryContext *cx, Link *link, BuildSide *build)
 }
 
 /*
- * A semi join written as a sub-select, a conjunct of the probe's scope
- * (IN or EXISTS).  Rows of the probe without a match fail the conjunct,
- * as in a join.
+ * The foreign table inside a semi-join sub-select, probed with the keys
+ * of a relation of the outer scope (the build side), the filter added to
+ * the sub-select's WHERE:
+ *
+ *		c.k IN (SELECT o.k FROM remote o WHERE ...)
+ *		EXISTS (SELECT 1 FROM remote o WHERE o.k = c.k AND ...)
+ *
+ * The sub-select is a conjunct of the outer scope, so only outer rows that
+ * pass the build relation's own conditions there can keep their result;
+ * a remote row whose key no such row has decides no kept row.
+ */
+typedef struct InnerProbe
+{
+	QueryContext cx;			/* the sub-select's level */
+	Link		link;			/* from its one relation to the outer scope */
+	Link	   *outer;			/* the outer scope's link (its probe scope holds the build) */
+	Query	   *outer_query;
+	PlannerInfo *outer_root;
+} InnerProbe;
+
+/* A key pair  outer = inner  of the sub-select; outer_key seen from the outer level. */
+static void
+match_inner_key(InnerProbe *ip, OpExpr *op, Expr *outer_key, Expr *inner_key)
+{
+	BuildSide	build = {ip->outer_query, ip->outer_root, ip->outer->probe->conjuncts, NULL, outer_key};
+	Var		   *probe_var = key_var((Node *) inner_key);
+
+	build.var = key_var((Node *) outer_key);
+	if (probe_var == NULL || build.var == NULL ||
+		!bms_is_member(build.var->varno, ip->outer->probe->members))
+		return;
+	match_clause(&ip->cx, &ip->link, op, probe_var, inner_key, &build);
+}
+
+/*   outer.k IN (SELECT o.k FROM remote o WHERE ...) */
+static void
+match_inner_any(InnerProbe *ip, SubLink *sublink)
+{
+	OpExpr	   *op = (OpExpr *) sublink->testexpr;
+	List	   *targets = ip->cx.query->targetList;
+
+	if (op == NULL || !IsA(op, OpExpr) || list_length(op->args) != 2 ||
+		list_length(targets) != 1 || !IsA(lsecond(op->args), Param))
+		return;
+	match_inner_key(ip, op, linitial(op->args), ((TargetEntry *) linitial(targets))->expr);
+}
+
+/*   EXISTS (SELECT ... FROM remote o WHERE o.k = outer.k AND ...): each conjunct */
+static void
+match_inner_exists(InnerProbe *ip)
+{
+	ListCell   *lc;
+
+	foreach(lc, ip->link.probe->conjuncts)
+	{
+		OpExpr	   *op = lfirst(lc);
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+			continue;
+		for (int side = 0; side < 2; side++)
+		{
+			Expr	   *outer = list_nth(op->args, side);
+			Expr	   *outer_key;
+
+			if (key_var_of_level((Node *) outer, 1) == NULL)
+				continue;
+			/* the build key as seen from the outer level */
+			outer_key = copyObject(outer);
+			IncrementVarSublevelsUp((Node *) outer_key, -1, 0);
+			match_inner_key(ip, op, outer_key, list_nth(op->args, 1 - side));
+		}
+	}
+}
+
+/* The candidates with the sub-select's relation as the probe side. */
+static void
+match_inner_probe(QueryContext *cx, Link *link, SubLink *sublink, Query *sub)
+{
+	InnerProbe	ip = {{0}};
+	Scope	   *scope = new_scope(&sub->jointree->quals);
+	RangeTblEntry *rte = linitial(sub->rtable);
+
+	if (rte->rtekind != RTE_RELATION ||
+		(rte->relkind != RELKIND_FOREIGN_TABLE && rte->relkind != RELKIND_PARTITIONED_TABLE))
+		return;
+	scope->members = bms_make_singleton(((RangeTblRef *) linitial(sub->jointree->fromlist))->rtindex);
+	scope->conjuncts = make_ands_implicit((Expr *) sub->jointree->quals);
+	ip.cx.query = sub;
+	ip.cx.root = sub_root(cx, sub);
+	ip.cx.analysis = cx->analysis;
+	ip.link.probe = scope;
+	ip.link.build = link->probe;
+	ip.link.slot = scope->slot;
+	ip.outer = link;
+	ip.outer_query = cx->query;
+	ip.outer_root = cx->root;
+	if (sublink->subLinkType == ANY_SUBLINK)
+		match_inner_any(&ip, sublink);
+	else if (sublink->subLinkType == EXISTS_SUBLINK)
+		match_inner_exists(&ip);
+	/* their composite candidates: with the link's own (match_link) */
+	cx->candidates = list_concat(cx->candidates, ip.cx.candidates);
+}
+
+/*
+ * A semi join written as a sub-select, a conjunct of a scope (IN or
+ * EXISTS).  Rows without a match fail the conjunct, as in a join: the
+ * outer relation may be the probe (the sub-select builds), or the
+ * sub-select's relation (the outer one builds).
  */
 static void
 match_sublink(QueryContext *cx, Link *link, SubLink *sublink)
@@ -626,6 +1042,157 @@ match_sublink(QueryContext *cx, Link *link, SubLink *sublink)
 		match_any_sublink(cx, link, sublink, &build);
 	else if (sublink->subLinkType == EXISTS_SUBLINK)
 		match_exists_sublink(cx, link, &build);
+	match_inner_probe(cx, link, sublink, sub);
+}
+
+
+/* ---------------------------------------------------------------------
+ * Composite keys: several equijoin clauses between one probe and one
+ * build relation make one candidate of the key tuples
+ * --------------------------------------------------------------------- */
+
+/* True if a and b filter one probe relation at one slot from one build relation. */
+static bool
+same_sides(const Candidate *a, const Candidate *b)
+{
+	return a->probe_rti == b->probe_rti && a->slot == b->slot &&
+		a->build_query == b->build_query && a->build_rti == b->build_rti;
+}
+
+/* True if a candidate among keys probes var's column already. */
+static bool
+probes_column(List *keys, Var *var)
+{
+	ListCell   *lc;
+
+	foreach(lc, keys)
+	{
+		if (((Candidate *) lfirst(lc))->probe_var->varattno == var->varattno)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The one collation of the keys that have one (InvalidOid if none);
+ * false if two differ.
+ */
+static bool
+common_collation(List *exprs, Oid *collation)
+{
+	ListCell   *lc;
+
+	*collation = InvalidOid;
+	foreach(lc, exprs)
+	{
+		Oid			coll = exprCollation(lfirst(lc));
+
+		if (!OidIsValid(coll))
+			continue;
+		if (OidIsValid(*collation) && coll != *collation)
+			return false;
+		*collation = coll;
+	}
+	return true;
+}
+
+/* Why the composite candidate c of the single-column keys cannot be added, or NULL. */
+static const char *
+composite_problem(QueryContext *cx, Candidate *c, List *keys)
+{
+	RangeTblEntry *probe_rte = rt_fetch(c->probe_rti, c->query->rtable);
+	ListCell   *lc;
+
+	if (!OidIsValid(cx->analysis->objects->tuple_probe_fn) ||
+		!OidIsValid(cx->analysis->objects->tuple_hash_fn))
+		return "the extension has no composite-key probe (bloom_contains_tuple): update it";
+	if (c->nkeys > TUPLE_MAX_COLUMNS)
+		return "the key has too many columns";
+	foreach(lc, keys)
+	{
+		Oid			coll = ((Candidate *) lfirst(lc))->collation;
+
+		if (OidIsValid(coll) && !get_collation_isdeterministic(coll))
+			return "a key column compares under a nondeterministic collation";
+	}
+	if (!common_collation(c->probe_var_list, &c->probe_collation) ||
+		!common_collation(c->build_key_list, &c->build_collation))
+		return "the key columns have different collations";
+	if (key_among(cx->analysis->unshipped, c->probe_relids,
+				  key_columns_name(probe_rte->relid, c->probe_var_list)))
+		return "postgres_fdw does not ship a probe of these columns: the filter would "
+			"cost without saving";
+	return NULL;
+}
+
+/* The composite candidate of keys (single-column candidates of one pair of sides). */
+static void
+add_composite(QueryContext *cx, List *keys)
+{
+	Candidate  *first = linitial(keys);
+	Candidate  *c = palloc(sizeof(Candidate));
+	RangeTblEntry *probe_rte = rt_fetch(first->probe_rti, first->query->rtable);
+	RangeTblEntry *build_rte = rt_fetch(first->build_rti, first->build_query->rtable);
+	List	   *build_vars = NIL;
+	ListCell   *lc;
+
+	*c = *first;
+	c->nkeys = list_length(keys);
+	c->probe_key_list = c->probe_var_list = c->build_key_list = NIL;
+	foreach(lc, keys)
+	{
+		Candidate  *k = lfirst(lc);
+
+		c->probe_key_list = lappend(c->probe_key_list, k->probe_key);
+		c->probe_var_list = lappend(c->probe_var_list, k->probe_var);
+		c->build_key_list = lappend(c->build_key_list, k->build_key);
+		build_vars = lappend(build_vars, k->build_var);
+	}
+	c->collation = InvalidOid;
+	c->probe_column = psprintf("%s.%s", get_rel_name(probe_rte->relid),
+							   key_columns_name(probe_rte->relid, c->probe_var_list));
+	c->build_column = psprintf("%s.%s", get_rel_name(build_rte->relid),
+							   key_columns_name(build_rte->relid, build_vars));
+	c->why = composite_problem(cx, c, keys);
+	cx->analysis->candidates = lappend(cx->analysis->candidates, c);
+	if (c->why == NULL)
+		cx->candidates = lappend(cx->candidates, c);
+}
+
+/*
+ * The composite candidates among the candidates found from position first
+ * on: those not declined, grouped by their sides, one column each.
+ */
+static void
+match_composites(QueryContext *cx, int first)
+{
+	List	   *found = list_copy_tail(cx->analysis->candidates, first);
+	List	   *grouped = NIL;
+	ListCell   *lc;
+
+	foreach(lc, found)
+	{
+		Candidate  *c = lfirst(lc);
+		List	   *keys = NIL;
+		ListCell   *o;
+
+		if (c->why != NULL || c->nkeys > 1 || list_member_ptr(grouped, c) ||
+			!IsA(c->probe_value, Var))
+			continue;
+		foreach(o, found)
+		{
+			Candidate  *other = lfirst(o);
+
+			if (other->why != NULL || other->nkeys > 1 || !same_sides(c, other) ||
+				list_member_ptr(grouped, other) || !IsA(other->probe_value, Var))
+				continue;
+			grouped = lappend(grouped, other);
+			if (!probes_column(keys, other->probe_var))
+				keys = lappend(keys, other);
+		}
+		if (list_length(keys) > 1)
+			add_composite(cx, keys);
+	}
 }
 
 /* The join clauses and semi-join sub-selects of a link. */
@@ -634,6 +1201,7 @@ match_link(QueryContext *cx, Link *link)
 {
 	List	   *clauses;
 	ListCell   *lc;
+	int			first = list_length(cx->analysis->candidates);
 
 	if (link->slot == NULL)
 		return;
@@ -647,6 +1215,7 @@ match_link(QueryContext *cx, Link *link)
 		else if (IsA(clause, SubLink) && link->clauses == NULL)
 			match_sublink(cx, link, (SubLink *) clause);
 	}
+	match_composites(cx, first);
 }
 
 /*

@@ -20,12 +20,15 @@
 #include "postgres.h"
 
 #include "nodes/nodeFuncs.h"
+#include "lib/stringinfo.h"
 #include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
 #include "utils/lsyscache.h"
 
 #include "pg_compat.h"
 #include "planner/semijoin_internal.h"
+#include "planner/tuple_probe.h"
 #include "planner/typed_probe.h"
 
 /* ---------------------------------------------------------------------
@@ -135,22 +138,20 @@ plan_rescans_filter(PlannedStmt *stmt, List *filtered_relids)
 
 typedef struct LocalProbes
 {
-	Oid			probe_fn;
+	const SemijoinObjects *objects;
 	ForeignScan *scan;
 	List	   *rtable;
 	List	   *columns;		/* UnshippedColumn */
 } LocalProbes;
 
-/* Records the column a local probe tests. */
-static void
-note_local_probe(LocalProbes *lp, Node *value)
+/* The table column a value of the scan's qual is, or NULL. */
+static Var *
+scanned_column(LocalProbes *lp, Node *value)
 {
 	Var		   *var;
-	RangeTblEntry *rte;
-	UnshippedColumn *column;
 
 	if (!IsA(value, Var))
-		return;
+		return NULL;
 	var = (Var *) value;
 	/* a scan of a pushed-down join refers to its own target list */
 	if (var->varno == INDEX_VAR && var->varattno >= 1 &&
@@ -160,19 +161,67 @@ note_local_probe(LocalProbes *lp, Node *value)
 															 var->varattno - 1))->expr;
 
 		if (!IsA(expr, Var))
-			return;
+			return NULL;
 		var = (Var *) expr;
 	}
 	if (IS_SPECIAL_VARNO(var->varno) || var->varno > list_length(lp->rtable) ||
-		var->varattno <= 0)
-		return;
-	rte = rt_fetch(var->varno, lp->rtable);
-	if (rte->rtekind != RTE_RELATION)
-		return;
-	column = palloc(sizeof(UnshippedColumn));
-	column->relid = rte->relid;
-	column->attname = get_attname(rte->relid, var->varattno, false);
+		var->varattno <= 0 || rt_fetch(var->varno, lp->rtable)->rtekind != RTE_RELATION)
+		return NULL;
+	return var;
+}
+
+static void
+note_unshipped(LocalProbes *lp, Oid relid, char *attname)
+{
+	UnshippedColumn *column = palloc(sizeof(UnshippedColumn));
+
+	column->relid = relid;
+	column->attname = attname;
 	lp->columns = lappend(lp->columns, column);
+}
+
+/* Records the column a local probe tests, or that it tests an expression key. */
+static void
+note_local_probe(LocalProbes *lp, Node *value)
+{
+	Var		   *var = scanned_column(lp, value);
+	Oid			relid;
+
+	if (var == NULL && !IsA(value, Var))
+	{
+		/* an expression of the table's columns */
+		List	   *vars = pull_var_clause(value, 0);
+
+		if (vars != NIL && (var = scanned_column(lp, linitial(vars))) != NULL)
+			note_unshipped(lp, rt_fetch(var->varno, lp->rtable)->relid,
+						   pstrdup(EXPRESSION_KEY_NAME));
+		return;
+	}
+	if (var == NULL)
+		return;
+	relid = rt_fetch(var->varno, lp->rtable)->relid;
+	note_unshipped(lp, relid, get_attname(relid, var->varattno, false));
+}
+
+/* Records the key columns a local composite probe tests, as one name. */
+static void
+note_local_tuple_probe(LocalProbes *lp, List *values)
+{
+	List	   *vars = NIL;
+	Oid			relid = InvalidOid;
+	ListCell   *lc;
+
+	foreach(lc, values)
+	{
+		Var		   *var = scanned_column(lp, lfirst(lc));
+
+		if (var == NULL)
+			return;
+		relid = rt_fetch(var->varno, lp->rtable)->relid;
+		vars = lappend(vars, var);
+	}
+	if (vars != NIL)
+		note_unshipped(lp, relid, key_columns_name(relid, vars));
 }
 
 static bool
@@ -180,18 +229,25 @@ find_local_probes(Node *node, LocalProbes *lp)
 {
 	if (node == NULL)
 		return false;
-	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid == lp->probe_fn &&
-		list_length(((FuncExpr *) node)->args) == TYPED_PROBE_NARGS)
-		note_local_probe(lp, lsecond(((FuncExpr *) node)->args));
+	if (IsA(node, FuncExpr))
+	{
+		FuncExpr   *fe = (FuncExpr *) node;
+
+		if (fe->funcid == lp->objects->probe_fn && list_length(fe->args) == TYPED_PROBE_NARGS)
+			note_local_probe(lp, lsecond(fe->args));
+		else if (fe->funcid == lp->objects->tuple_probe_fn &&
+				 list_length(fe->args) > TUPLE_PROBE_FIXED_NARGS)
+			note_local_tuple_probe(lp, list_copy_tail(fe->args, TUPLE_PROBE_FIXED_NARGS));
+	}
 	return expression_tree_walker(node, find_local_probes, lp);
 }
 
 /* The columns whose typed probe a foreign scan of stmt evaluates locally. */
 List *
-local_probe_columns(PlannedStmt *stmt, Oid probe_fn)
+local_probe_columns(PlannedStmt *stmt, const SemijoinObjects *objects)
 {
 	PlanScan	ps = scan_statement(stmt);
-	LocalProbes lp = {probe_fn, NULL, stmt->rtable, NIL};
+	LocalProbes lp = {objects, NULL, stmt->rtable, NIL};
 	ListCell   *lc;
 
 	foreach(lc, ps.foreign_scans)
@@ -200,6 +256,45 @@ local_probe_columns(PlannedStmt *stmt, Oid probe_fn)
 		find_local_probes((Node *) lp.scan->scan.plan.qual, &lp);
 	}
 	return lp.columns;
+}
+
+/*
+ * The name a composite key is recorded under among the unshipped columns
+ * (and logged as): "(a, b)", its columns in order.
+ */
+char *
+key_columns_name(Oid relid, List *vars)
+{
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '(');
+	foreach(lc, vars)
+	{
+		char	   *att = get_attname(relid, ((Var *) lfirst(lc))->varattno, true);
+
+		appendStringInfo(&buf, "%s%s", foreach_current_index(lc) > 0 ? ", " : "",
+						 att ? att : "?");
+	}
+	appendStringInfoChar(&buf, ')');
+	return buf.data;
+}
+
+/* True if the composite key of that name (scanning relids) is among columns. */
+bool
+key_among(List *columns, List *relids, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, columns)
+	{
+		UnshippedColumn *u = lfirst(lc);
+
+		if (strcmp(u->attname, name) == 0 && list_member_oid(relids, u->relid))
+			return true;
+	}
+	return false;
 }
 
 /*

@@ -10,7 +10,13 @@
  *							 foreign.k, '<k's declared type>',
  *							 '<the filter's collation>', '<our encoding>')
  *
- *	  added to the qual list evaluated at or below the foreign scan.
+ *	  added to the qual list evaluated at or below the foreign scan; for a
+ *	  composite key (several equijoin clauses between the two relations)
+ *
+ *		bloom_contains_tuple((SELECT bloom_agg(bloom_tuple_hash(build.k1,
+ *							  build.k2), capacity, fpp) FROM build WHERE ...),
+ *							 '{<declared types>}', '<our encoding>',
+ *							 foreign.k1, foreign.k2)
  *
  *	  Runs in the planner hook, before each planning of the statement
  *	  (semijoin.c); matching is in semijoin_match.c, the estimates and the
@@ -29,6 +35,7 @@
 
 #include "pg_compat.h"
 #include "planner/semijoin_internal.h"
+#include "planner/tuple_probe.h"
 #include "planner/typed_probe.h"
 
 /* ---------------------------------------------------------------------
@@ -59,10 +66,38 @@ queries_below(Query *q)
 	return below;
 }
 
+/* Collects the sub-selects of SubLinks in an expression (not below them). */
+static bool
+sublink_queries_walker(Node *node, List **queries)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, SubLink))
+	{
+		*queries = lappend(*queries, ((SubLink *) node)->subselect);
+		return false;
+	}
+	return expression_tree_walker(node, sublink_queries_walker, queries);
+}
+
 /*
- * True if the range table of q or of a query below it may hold a probe
- * side (no catalog access): the gate a statement without a foreign table
- * stops at.
+ * The sub-selects of q's WHERE and join conditions: their relation may be
+ * a probe side (a foreign table inside IN or EXISTS).
+ */
+static List *
+sublink_queries(Query *q)
+{
+	List	   *queries = NIL;
+
+	if (q->hasSubLinks && q->jointree != NULL)
+		(void) sublink_queries_walker((Node *) q->jointree, &queries);
+	return queries;
+}
+
+/*
+ * True if the range table of q or of a query below it (in FROM, WITH, or
+ * a sub-select of its conditions) may hold a probe side (no catalog
+ * access): the gate a statement without a foreign table stops at.
  */
 bool
 may_have_probe(Query *q)
@@ -80,6 +115,11 @@ may_have_probe(Query *q)
 	foreach(lc, queries_below(q))
 	{
 		if (may_have_probe(lfirst(lc)))
+			return true;
+	}
+	foreach(lc, sublink_queries(q))
+	{
+		if (IsA(lfirst(lc), Query) && may_have_probe(lfirst(lc)))
 			return true;
 	}
 	return false;
@@ -171,6 +211,19 @@ filter_aggref(const Candidate *c, Expr *key, const SemijoinObjects *objects)
 	return agg;
 }
 
+/*
+ * What the filter holds per build row, over the build query's range
+ * table: the key, or a composite key's bloom_tuple_hash(k1, k2, ...).
+ */
+static Expr *
+filter_key(const Candidate *c, const SemijoinObjects *objects)
+{
+	if (c->nkeys <= 1)
+		return copyObject(c->build_key);
+	return (Expr *) makeFuncExpr(objects->tuple_hash_fn, INT8OID, copyObject(c->build_key_list),
+								 InvalidOid, c->build_collation, COERCE_EXPLICIT_CALL);
+}
+
 /* SELECT bloom_agg(key, capacity, fpp) FROM build WHERE <its quals> */
 static Query *
 filter_subselect(const Candidate *c, const SemijoinObjects *objects)
@@ -178,7 +231,7 @@ filter_subselect(const Candidate *c, const SemijoinObjects *objects)
 	Query	   *parent = c->build_query;
 	Query	   *sub = makeNode(Query);
 	RangeTblEntry *rte = copyObject(rt_fetch(c->build_rti, parent->rtable));
-	Expr	   *key = copyObject(c->build_key);
+	Expr	   *key = filter_key(c, objects);
 	Node	   *quals = (Node *) copyObject(c->build_quals);
 	Index		rti = c->build_rti;
 	RangeTblRef *ref = makeNode(RangeTblRef);
@@ -219,16 +272,20 @@ static void
 add_filter(const Candidate *c, const SemijoinObjects *objects)
 {
 	SubLink    *sublink = makeNode(SubLink);
-	Var		   *value = copyObject(c->probe_var);
+	Expr	   *value = copyObject(c->probe_value);
 	FuncExpr   *probe;
 
 	sublink->subLinkType = EXPR_SUBLINK;
 	sublink->subselect = (Node *) filter_subselect(c, objects);
 	sublink->location = -1;
-	value->location = -1;
-	probe = makeFuncExpr(objects->probe_fn, BOOLOID,
-						 typed_probe_args((Node *) sublink, value, c->collation),
-						 InvalidOid, c->collation, COERCE_EXPLICIT_CALL);
+	if (c->nkeys > 1)
+		probe = makeFuncExpr(objects->tuple_probe_fn, BOOLOID,
+							 tuple_probe_args((Node *) sublink, copyObject(c->probe_var_list)),
+							 InvalidOid, c->probe_collation, COERCE_EXPLICIT_CALL);
+	else
+		probe = makeFuncExpr(objects->probe_fn, BOOLOID,
+							 typed_probe_args((Node *) sublink, (Node *) value, c->collation),
+							 InvalidOid, c->collation, COERCE_EXPLICIT_CALL);
 	*c->slot = (Node *) make_and_qual(*c->slot, (Node *) probe);
 	c->query->hasSubLinks = true;
 }

@@ -247,6 +247,16 @@ typed_probe_agrees(Oid type, int32 typmod, Oid collation, const DeclaredValue *d
 	return OidIsValid(collation) && strcmp(collation_spec(collation), declared->collation) == 0;
 }
 
+/* typed_probe_agrees for a value of a composite key (tuple_probe.c). */
+bool
+typed_value_agrees(Oid type, int32 typmod, Oid collation, const char *declared_type,
+				   const char *declared_collation, const char *declared_encoding)
+{
+	DeclaredValue declared = {declared_type, declared_collation, declared_encoding};
+
+	return typed_probe_agrees(type, typmod, collation, &declared);
+}
+
 /* Why values of this type cannot be probed on another server at all, or NULL. */
 const char *
 type_cannot_cross(Oid type)
@@ -258,7 +268,7 @@ type_cannot_cross(Oid type)
 }
 
 /* The declared type of a column: its type, or a domain's base type, with the typmod. */
-static char *
+char *
 column_type_spec(Var *column)
 {
 	int32		typmod = column->vartypmod;
@@ -267,12 +277,22 @@ column_type_spec(Var *column)
 	return type_spec(base, typmod);
 }
 
-/* The probe's arguments for a column, hashed under collation. */
-List *
-typed_probe_args(Node *filter, Var *column, Oid collation)
+/* The declared type of a value (a column or an expression), as column_type_spec. */
+static char *
+value_type_spec(Node *value)
 {
-	return list_make5(filter, column,
-					  text_const(column_type_spec(column)),
+	int32		typmod = exprTypmod(value);
+	Oid			base = getBaseTypeAndTypmod(exprType(value), &typmod);
+
+	return type_spec(base, typmod);
+}
+
+/* The probe's arguments for a value (a column, or an expression of one), hashed under collation. */
+List *
+typed_probe_args(Node *filter, Node *value, Oid collation)
+{
+	return list_make5(filter, value,
+					  text_const(value_type_spec(value)),
 					  text_const(collation_spec(collation)),
 					  text_const(GetDatabaseEncodingName()));
 }

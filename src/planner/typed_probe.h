@@ -13,11 +13,12 @@
 #define TYPED_PROBE_NARGS	5
 
 /*
- * The arguments of a probe of column with filter, hashed under collation:
- * the filter, the column, and what this server declares the column's
- * values to be (its type, the collation, the database encoding).
+ * The arguments of a probe of value (a column, or an expression of the
+ * foreign table's columns) with filter, hashed under collation: the
+ * filter, the value, and what this server declares the values to be (its
+ * type, the collation, the database encoding).
  */
-extern List *typed_probe_args(Node *filter, Var *column, Oid collation);
+extern List *typed_probe_args(Node *filter, Node *value, Oid collation);
 
 /*
  * Why values of this type cannot be probed on another server at all, or
@@ -25,5 +26,18 @@ extern List *typed_probe_args(Node *filter, Var *column, Oid collation);
  * row).
  */
 extern const char *type_cannot_cross(Oid type);
+
+/*
+ * True if a value of (type, typmod) under collation, on this server, is the
+ * value a server that declares it declared_type (format_type's qualified
+ * name), under declared_collation ('' for any deterministic one), in a
+ * database of declared_encoding sees, and hashes alike: the typed probe's
+ * rule, for each value of a composite key (tuple_probe.c).
+ */
+extern bool typed_value_agrees(Oid type, int32 typmod, Oid collation, const char *declared_type,
+							   const char *declared_collation, const char *declared_encoding);
+
+/* The declared type of a column, as the typed probes name it. */
+extern char *column_type_spec(Var *column);
 
 #endif							/* BLOOMFILTER_TYPED_PROBE_H */

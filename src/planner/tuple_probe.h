@@ -1,0 +1,28 @@
+/*
+ * tuple_probe.h
+ *	  The composite-key probe of the semijoin prefilter, SQL-callable in
+ *	  tuple_probe.c: bloom_tuple_hash(VARIADIC "any"), the one value a
+ *	  filter of key tuples holds per tuple, and
+ *	  bloom_contains_tuple(filter, declared_types, declared_encoding,
+ *	  VARIADIC "any"), its typed probe; and what the rewrite needs to write
+ *	  a call of the probe.
+ */
+#ifndef BLOOMFILTER_TUPLE_PROBE_H
+#define BLOOMFILTER_TUPLE_PROBE_H
+
+#include "nodes/primnodes.h"
+
+/* The probe's arguments before the key's values: filter, types, encoding. */
+#define TUPLE_PROBE_FIXED_NARGS	3
+
+/* Most columns of a composite key (as multibloom's attributes). */
+#define TUPLE_MAX_COLUMNS	32
+
+/*
+ * The arguments of a probe of the key columns (Vars) with filter: the
+ * filter, the columns' declared types, this database's encoding, the
+ * columns.
+ */
+extern List *tuple_probe_args(Node *filter, List *columns);
+
+#endif							/* BLOOMFILTER_TUPLE_PROBE_H */
