@@ -20,9 +20,9 @@
  *   java SparkVectors > spark_vectors.txt
  *
  * Output, tab-separated lines:
- *   xxh64  LENGTH  EXPECTED  BITSET
- *       a known XXH64 (seed 0) of the first LENGTH bytes of the suite's
- *       buffer, and a one-block Parquet split-block bitset (hex) holding just
+ *   xxh64  LENGTH  INPUT  EXPECTED  BITSET
+ *       a known XXH64 (seed 0) of INPUT (hex), the first LENGTH bytes of the
+ *       suite's buffer, and a one-block Parquet split-block bitset (hex) holding just
  *       that hash, so that a 'parquet' filter with type=byte_array must find
  *       those bytes
  *   filter  NAME  VERSION  SEED  TYPE  HASH  N  FPP  HEX  POSITIVES
@@ -46,6 +46,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 public class SparkVectors {
@@ -353,7 +354,8 @@ public class SparkVectors {
 
         for (int i = 0; i < lengths.length; i++)
             System.out.println(String.join("\t", "xxh64", Integer.toString(lengths[i]),
-                    String.format("%016x", seed0[i]), oneBlock(seed0[i])));
+                    hex(Arrays.copyOf(buffer, lengths[i])), String.format("%016x", seed0[i]),
+                    oneBlock(seed0[i])));
         for (int version = 1; version <= 2; version++)
             for (String hash : new String[] {"xxhash64", "none"})
                 for (String type : new String[] {"bigint", "integer", "text", "bytea"})
