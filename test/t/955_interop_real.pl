@@ -109,7 +109,7 @@ SKIP:
 {
 	skip "java, javac or $guava_jar is missing (libguava-java, openjdk-17-jdk-headless): "
 	  . 'the Guava checks do not run', 1
-	  unless -r $guava_jar && system('sh', '-c', 'command -v javac && command -v java >/dev/null') == 0;
+	  unless -r $guava_jar && system('sh', '-c', 'command -v javac >/dev/null && command -v java >/dev/null') == 0;
 
 	run('javac', '-d', $tmp, '-cp', $guava_jar, "$src/GuavaFilters.java");
 	my @java = ('java', '-cp', "$tmp:$guava_jar", 'GuavaFilters');
