@@ -403,3 +403,23 @@ COMMENT ON FUNCTION @extschema@.bloom_contains_typed(@extschema@.bloom, anyeleme
 -- bits (the C function is the same; its results change for those values).
 COMMENT ON FUNCTION @extschema@.bloom_hash(anyelement, bigint) IS
 	'64-bit value hash that a new filter with this seed uses for value (hash scheme 3): the extended hash of the type''s default hash operator class, except that bigint, timestamps and the other 64-bit types are hashed in full beyond 32 bits';
+
+-- ---- foreign filters: Parquet, Guava and Spark (doc/interop.md) ----
+
+CREATE FUNCTION @extschema@.bloom_import(data bytea, format text, options text DEFAULT '')
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_import' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_import(bytea, text, text) IS
+	'filter written by another system, bit for bit: format ''parquet'' (split-block bitset), ''parquet_header'' (Thrift BloomFilterHeader and bitset), ''guava'' (BloomFilter.writeTo) or ''spark'' (sketch BloomFilter.writeTo); options (key=value, comma-separated): funnel, type, timestamp_unit, hash';
+
+CREATE FUNCTION @extschema@.bloom_export(f @extschema@.bloom, format text)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME', 'bloom_export' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_export(@extschema@.bloom, text) IS
+	'the bytes another system reads back as this filter: format ''parquet'', ''parquet_header'', ''guava'' or ''spark''; the filter must be of that format''s layout';
+
+CREATE FUNCTION @extschema@.bloom_empty(capacity bigint, fpp float8, layout text, options text)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_empty_options' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_empty(bigint, float8, text, text) IS
+	'empty filter of a foreign layout (''parquet'', ''guava'', ''guava32'', ''spark'', ''spark2''), sized as that system sizes, with options: funnel, type, timestamp_unit, hash, version, seed';
