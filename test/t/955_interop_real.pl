@@ -82,6 +82,19 @@ sub ones { return ($_[0] =~ tr/1//); }
 
 my %count;    # what was compared, for the summary at the end
 
+# The two ways to build a filter of a foreign format here: the aggregate,
+# and an empty filter of that format filled with bloom_add_all.  Each gives
+# SQL selecting the filter of VALUE (an expression) over TABLE (and WHERE).
+my %builders = (
+	bloom_agg => sub {
+		my ($value, $n, $fpp, $format, $from) = @_;
+		return "SELECT bloom_agg($value, $n, $fpp, '$format') FROM $from";
+	},
+	bloom_add_all => sub {
+		my ($value, $n, $fpp, $format, $from) = @_;
+		return "SELECT bloom_add_all(bloom_empty($n, $fpp, '$format'), array_agg($value)) FROM $from";
+	});
+
 # ---------------------------------------------------------------- Guava
 
 # funnel => [SQL type, SQL expression of v (text) as that type,
@@ -100,7 +113,7 @@ my %funnel = (
 		sub { "guava-$_[0]-\x{e9}" . ($_[0] % 7 == 0 ? "\x{1d11e}" : '') },
 		sub { "nm-$_[0]" } ],
 	bytes => [ 'bytea', "decode(v, 'hex')",
-		sub { unpack('H*', pack('N', ($_[0] * 2654435761) % 4294967296)) . sprintf('%x', $_[0]) . 'ff' },
+		sub { unpack('H*', pack('N', ($_[0] * 2654435761) % 4294967296)) . sprintf('%04x', $_[0]) . 'ff' },
 		sub { unpack('H*', "nm$_[0]") } ],
 );
 my ($n_members, $n_nonmembers) = (1000, 100000);
@@ -153,21 +166,24 @@ SKIP:
 			# reached only through import.
 			next if $fn eq 'unencoded_chars';
 			my $format = $strategy eq 'MITZ_32' ? 'guava32' : 'guava';
-			sql("DROP TABLE IF EXISTS gb;
-				CREATE TABLE gb AS SELECT bloom_agg($expr, $n_members, 0.01, '$format') AS f FROM g_members");
-			my $ehex = sql("SELECT encode(bloom_export(f, 'guava'), 'hex') FROM gb");
-			my $efile = "$tmp/g_${fn}_$strategy.exported";
-			write_file($efile, pack('H*', $ehex));
-			is(run(@java, 'read', $fn, $efile, $mfile), "$all_ones\n",
-				"$what built by bloom_agg: Guava finds every member");
-			$theirs = run(@java, 'read', $fn, $efile, $nfile);
-			chomp $theirs;
-			is(answers('(SELECT f FROM gb)', $expr, 'g_nonmembers'), $theirs,
-				"$what built by bloom_agg: Guava's mightContain equals bloom_contains on $n_nonmembers non-members");
-			is($ehex, $fhex, "$what built by bloom_agg: the bytes Guava writes for the same members, n and fpp");
-			$count{guava_filters_exported}++;
-			$count{guava_members} += $n_members;
-			$count{guava_nonmembers} += $n_nonmembers;
+			for my $builder (sort keys %builders)
+			{
+				my $build = $builders{$builder}->($expr, $n_members, 0.01, $format, 'g_members');
+				sql("DROP TABLE IF EXISTS gb; CREATE TABLE gb AS SELECT f FROM ($build) b(f)");
+				my $ehex = sql("SELECT encode(bloom_export(f, 'guava'), 'hex') FROM gb");
+				my $efile = "$tmp/g_${fn}_${strategy}_$builder.exported";
+				write_file($efile, pack('H*', $ehex));
+				is(run(@java, 'read', $fn, $efile, $mfile), "$all_ones\n",
+					"$what built by $builder: Guava finds every member");
+				$theirs = run(@java, 'read', $fn, $efile, $nfile);
+				chomp $theirs;
+				is(answers('(SELECT f FROM gb)', $expr, 'g_nonmembers'), $theirs,
+					"$what built by $builder: Guava's mightContain equals bloom_contains on $n_nonmembers non-members");
+				is($ehex, $fhex, "$what built by $builder: the bytes Guava writes for the same members, n and fpp");
+				$count{guava_filters_exported}++;
+				$count{guava_members} += $n_members;
+				$count{guava_nonmembers} += $n_nonmembers;
+			}
 		}
 	}
 }
@@ -242,36 +258,45 @@ SKIP:
 	# row group for the filter's members and skips it for the rest.
 	my ($off, $len, $nrg0) = split /\|/, sql("SELECT off, len, (SELECT count(DISTINCT v) FROM pq_values WHERE rg = 0 AND col = 'a')
 		FROM pq_filters WHERE rg = 0 AND col = 'a'");
-	sql("CREATE TABLE px AS SELECT bloom_agg(v::integer, $nrg0, 0.01, 'parquet') AS f
-		FROM pq_values WHERE rg = 1 AND col = 'a'");
-	my $xhex = sql("SELECT encode(bloom_export(f, 'parquet_header'), 'hex') FROM px");
-	is(length($xhex) / 2, $len, "a filter built by bloom_agg has the size of DuckDB's for the same rate and count ($len bytes)");
-	my $spliced = read_file($file);
-	substr($spliced, $off, $len) = pack('H*', $xhex);
-	write_file("$tmp/spliced.parquet", $spliced);
 	# members of the new filter (row group 1's values), values of the file's
 	# own row group 0, and values in neither
 	my @vals = split /\n/, sql("SELECT v FROM pq_probes WHERE col = 'a' AND rg = 0 ORDER BY v::integer");
 	write_file("$tmp/probe_a.txt", join('', map { "$_\n" } @vals));
-	sql("CREATE TABLE px_probes (v text, rg int, excludes bool)");
-	my $probed = run(@duck, 'probe', "$tmp/spliced.parquet", 'a', "$tmp/probe_a.txt");
-	write_file("$tmp/px_probes.tsv", $probed);
-	sql("COPY px_probes FROM '$tmp/px_probes.tsv'");
-	my ($n, $kept_members, $members, $differ) = split /\|/, sql("SELECT count(*),
-			count(*) FILTER (WHERE NOT excludes AND v IN (SELECT v FROM pq_values WHERE rg = 1 AND col = 'a')),
-			count(*) FILTER (WHERE v IN (SELECT v FROM pq_values WHERE rg = 1 AND col = 'a')),
-			count(*) FILTER (WHERE excludes = bloom_contains(f, v::integer))
-		FROM px_probes, px WHERE rg = 0");
-	is($kept_members, $members, "DuckDB keeps row group 0 for all $members members of the exported filter");
-	is($differ, 0, "DuckDB's parquet_bloom_probe with the exported filter equals bloom_contains on $n values");
-	$count{parquet_export_probes} = $n;
-	# A value of row group 0 that the exported filter rejects: DuckDB's scan
-	# now skips the row group, so the row is no longer found (10 before).
-	my $skipped = sql("SELECT v FROM pq_values, px WHERE rg = 0 AND col = 'a' AND NOT bloom_contains(f, v::integer)
-		ORDER BY v::integer LIMIT 1");
-	is(run(@duck, 'count', $file, 'a', $skipped), "10\n", "DuckDB finds a = $skipped 10 times in the file it wrote");
-	is(run(@duck, 'count', "$tmp/spliced.parquet", 'a', $skipped), "0\n",
-		"DuckDB's scan skips row group 0 for a = $skipped with the exported filter in place");
+	for my $builder (sort keys %builders)
+	{
+		my $build = $builders{$builder}->('v::integer', $nrg0, 0.01, 'parquet',
+			"pq_values WHERE rg = 1 AND col = 'a'");
+		sql("DROP TABLE IF EXISTS px; CREATE TABLE px AS SELECT f FROM ($build) b(f)");
+		my $xhex = sql("SELECT encode(bloom_export(f, 'parquet_header'), 'hex') FROM px");
+		is(length($xhex) / 2, $len,
+			"a filter built by $builder has the size of DuckDB's for the same rate and count ($len bytes)");
+		my $spliced = read_file($file);
+		substr($spliced, $off, $len) = pack('H*', $xhex);
+		write_file("$tmp/spliced.parquet", $spliced);
+		my $probed = run(@duck, 'probe', "$tmp/spliced.parquet", 'a', "$tmp/probe_a.txt");
+		write_file("$tmp/px_probes.tsv", $probed);
+		sql("DROP TABLE IF EXISTS px_probes; CREATE TABLE px_probes (v text, rg int, excludes bool);
+			COPY px_probes FROM '$tmp/px_probes.tsv'");
+		my ($n, $kept_members, $members, $differ) = split /\|/, sql("SELECT count(*),
+				count(*) FILTER (WHERE NOT excludes AND v IN (SELECT v FROM pq_values WHERE rg = 1 AND col = 'a')),
+				count(*) FILTER (WHERE v IN (SELECT v FROM pq_values WHERE rg = 1 AND col = 'a')),
+				count(*) FILTER (WHERE excludes = bloom_contains(f, v::integer))
+			FROM px_probes, px WHERE rg = 0");
+		is($kept_members, $members,
+			"DuckDB keeps row group 0 for all $members members of the filter built by $builder");
+		is($differ, 0,
+			"DuckDB's parquet_bloom_probe with the filter built by $builder equals bloom_contains on $n values");
+		$count{parquet_export_probes} += $n;
+		# A value of row group 0 that the exported filter rejects: DuckDB's
+		# scan now skips the row group, so the row is no longer found (10
+		# times before).
+		my $skipped = sql("SELECT v FROM pq_values, px WHERE rg = 0 AND col = 'a' AND NOT bloom_contains(f, v::integer)
+			ORDER BY v::integer LIMIT 1");
+		ok($skipped ne '', "the filter built by $builder rejects some value of row group 0") or next;
+		is(run(@duck, 'count', $file, 'a', $skipped), "10\n", "DuckDB finds a = $skipped 10 times in the file it wrote");
+		is(run(@duck, 'count', "$tmp/spliced.parquet", 'a', $skipped), "0\n",
+			"DuckDB's scan skips row group 0 for a = $skipped with the filter built by $builder in place");
+	}
 }
 
 # ---------------------------------------------------------------- Spark
@@ -321,10 +346,13 @@ for my $v (grep { $_->[0] eq 'filter' } @vectors)
 	# it hashes as Spark's bloom_filter_agg does (xxhash64, seed 0).
 	next unless $hash eq 'xxhash64' && $seed == 0;
 	my $format = $version == 1 ? 'spark' : 'spark2';
-	is(sql("SELECT encode(bloom_export(bloom_agg($member, $n, $fpp, '$format'), 'spark'), 'hex')
-		FROM generate_series(0, $n - 1) i"), $hex,
-		"Spark vector $name: bloom_agg(..., '$format') writes the same bytes");
-	$count{spark_built}++;
+	for my $builder (sort keys %builders)
+	{
+		my $build = $builders{$builder}->($member, $n, $fpp, $format, "generate_series(0, $n - 1) i");
+		is(sql("SELECT encode(bloom_export(f, 'spark'), 'hex') FROM ($build) b(f)"), $hex,
+			"Spark vector $name: built by $builder(..., '$format'), the same bytes");
+		$count{spark_built}++;
+	}
 }
 
 note 'compared: ' . join(', ', map { "$_=$count{$_}" } sort keys %count);
