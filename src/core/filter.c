@@ -26,6 +26,7 @@
 static void describe_bits(const BloomShape *s, char *buf, size_t len);
 static void describe_rows(const BloomShape *s, char *buf, size_t len);
 static void describe_list(const BloomShape *s, char *buf, size_t len);
+static void describe_foreign(const BloomShape *s, char *buf, size_t len);
 static void insert_each(BloomFilter *f, const BloomHash *h, int n);
 static void insert_classic_batch(BloomFilter *f, const BloomHash *h, int n);
 static int	probe_bits(const BloomFilter *f, const uint64_t *hashes, int n, bool *found);
@@ -59,7 +60,7 @@ static int	probe_foreign(const BloomFilter *f, const uint64_t *hashes, int n, bo
 #define FOREIGN_ENTRIES(prefix) \
 	LAYOUT_ENTRIES(prefix), NOTHING_DERIVED, .holds = HOLDS_BITS, \
 	.collect = collect_bits, .is_empty = no_bit_set, .bits_set = count_bits, \
-	.shape_for = prefix##_shape_for, .describe = describe_bits, \
+	.shape_for = prefix##_shape_for, .describe = describe_foreign, \
 	.insert_batch = insert_each, .probe_batch = probe_foreign
 
 const LayoutOps bf_layout_table[BF_LAYOUT_ROWS] = {
@@ -327,6 +328,15 @@ describe_rows(const BloomShape *s, char *buf, size_t len)
 			 (unsigned long long) (s->rows ? s->nbits / s->rows : 0),
 			 (unsigned) s->nhashes, (unsigned) s->locators,
 			 (unsigned long long) s->seed);
+}
+
+/* A foreign filter's seed field is how values are hashed (bf_base.h). */
+static void
+describe_foreign(const BloomShape *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s, %llu bits, %u hashes, value encoding 0x%016llx",
+			 bf_layout_name(s->layout), (unsigned long long) s->nbits,
+			 (unsigned) s->nhashes, (unsigned long long) s->seed);
 }
 
 static void

@@ -116,7 +116,7 @@ header_check(const BloomFilter *h, const BloomShape *s, char *errbuf)
 		 bf_foreign_tsunit(h->seed) > BF_TSUNIT_NANOS))
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
-				 "unknown bits in the foreign hashing word 0x%016llx",
+				 "unknown value encoding 0x%016llx of a foreign layout",
 				 (unsigned long long) h->seed);
 		return false;
 	}

@@ -42,6 +42,12 @@ test_xxh64(void)
 	CHECK_EQ_U64(bf_xxh64_u64(42, 0), bf_xxh64(le8, 8, 0));
 	CHECK_EQ_U64(bf_xxh64_u64(42, 42), bf_xxh64(le8, 8, 42));
 	CHECK_EQ_U64(bf_xxh64_u32((uint32_t) -42, 42), bf_xxh64(le4, 4, 42));
+	/*
+	 * Spark SQL's documented xxhash64('Spark', array(123), 2): seed 42, each
+	 * argument's hash the seed of the next, ints as 4 bytes
+	 */
+	CHECK_EQ_U64(bf_xxh64_u32(2, bf_xxh64_u32(123, bf_xxh64("Spark", 5, 42))),
+				 UINT64_C(5602566077635097486));
 	for (size_t len = 0; len < 70; len++)
 	{
 		/* every tail length and block count: a changed byte changes the hash */
