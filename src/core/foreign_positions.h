@@ -14,17 +14,58 @@
 #include "bf_base.h"
 
 /*
+ * x mod m without a division per position (Lemire, Kaser & Kurz, "Faster
+ * Remainder by Direct Computation", 2019): with M = floor((2^128 - 1) / m)
+ * + 1, x mod m is the high 64 bits of ((M * x) mod 2^128) * m, exact for
+ * every 64-bit x and m.  One 128-bit division per value, then a few
+ * multiplications per position, where Java's % costs a division each.
+ */
+typedef struct BfModulus
+{
+	uint64_t	m;
+#ifdef __SIZEOF_INT128__
+	unsigned __int128 magic;
+#endif
+} BfModulus;
+
+static inline BfModulus
+bf_modulus(uint64_t m)
+{
+	BfModulus	r;
+
+	r.m = m;
+#ifdef __SIZEOF_INT128__
+	r.magic = ~(unsigned __int128) 0 / m + 1;
+#endif
+	return r;
+}
+
+static inline uint64_t
+bf_mod(uint64_t x, const BfModulus *r)
+{
+#ifdef __SIZEOF_INT128__
+	unsigned __int128 low = r->magic * x;
+	unsigned __int128 bottom = ((low & UINT64_MAX) * r->m) >> 64;
+	unsigned __int128 top = (low >> 64) * r->m;
+
+	return (uint64_t) ((bottom + top) >> 64);
+#else
+	return x % r->m;
+#endif
+}
+
+/*
  * Position i (1-based) from two 32-bit hashes: a + i*b in 32-bit two's
  * complement, complemented if negative, modulo m.
  */
 static inline uint64_t
-bf_position_int32(uint32_t a, uint32_t b, uint32_t i, uint64_t m)
+bf_position_int32(uint32_t a, uint32_t b, uint32_t i, const BfModulus *m)
 {
 	int32_t		c = (int32_t) (a + i * b);
 
 	if (c < 0)
 		c = ~c;
-	return (uint64_t) c % m;
+	return bf_mod((uint64_t) c, m);
 }
 
 /*
@@ -37,10 +78,11 @@ bf_positions_int32(uint64_t *words, uint64_t m, uint32_t k, uint32_t a, uint32_t
 				   bool insert)
 {
 	bool		changed = false;
+	BfModulus	mod = bf_modulus(m);
 
 	for (uint32_t i = 1; i <= k; i++)
 	{
-		uint64_t	pos = bf_position_int32(a, b, i, m);
+		uint64_t	pos = bf_position_int32(a, b, i, &mod);
 
 		if (insert)
 			changed |= bf_set_bit(words, pos);

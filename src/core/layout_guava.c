@@ -65,10 +65,11 @@ walk_mitz64(uint64_t *words, uint64_t m, uint32_t k, BloomHash h, bool insert)
 {
 	uint64_t	c = h.h1;
 	bool		changed = false;
+	BfModulus	mod = bf_modulus(m);
 
 	for (uint32_t i = 0; i < k; i++, c += h.h2)
 	{
-		uint64_t	pos = (c & UINT64_C(0x7fffffffffffffff)) % m;
+		uint64_t	pos = bf_mod(c & UINT64_C(0x7fffffffffffffff), &mod);
 
 		if (insert)
 			changed |= bf_set_bit(words, pos);

@@ -82,6 +82,7 @@ walk_v2(uint64_t *words, uint64_t m, uint32_t k, BloomHash h, bool insert)
 	int64_t		c = (int64_t) (int32_t) (uint32_t) h.h1 * INT64_C(2147483647);
 	int64_t		step = (int32_t) (uint32_t) h.h2;
 	bool		changed = false;
+	BfModulus	mod = bf_modulus(m);
 
 	for (uint32_t i = 0; i < k; i++)
 	{
@@ -90,7 +91,7 @@ walk_v2(uint64_t *words, uint64_t m, uint32_t k, BloomHash h, bool insert)
 		c = (int64_t) ((uint64_t) c + (uint64_t) step);
 		if (c < 0)
 			c = ~c;
-		pos = (uint64_t) c % m;
+		pos = bf_mod((uint64_t) c, &mod);
 		if (insert)
 			changed |= bf_set_bit(words, pos);
 		else if (!bf_test_bit(words, pos))

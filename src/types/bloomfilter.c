@@ -224,7 +224,7 @@ bloom_layout_from_name(const char *name)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown bloom filter layout \"%s\"", name),
-				 errhint("Valid layouts are \"classic\", \"blocked\" and \"matrix\", and the foreign \"parquet\", \"guava\", \"guava32\", \"spark\" and \"spark2\".")));
+				 errhint("Valid layouts are \"classic\", \"blocked\" and \"matrix\".")));
 	return layout;
 }
 

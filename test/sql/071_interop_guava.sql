@@ -84,3 +84,11 @@ FROM (SELECT a, b, bloom_union(a, b) u
 SELECT bloom_union(bloom_empty(100, 0.01, 'guava'), bloom_empty(100, 0.01, 'guava32'));
 -- Two funnels are two ways of hashing: they do not mix either.
 SELECT bloom_union(bloom_empty(100, 0.01, 'guava'), bloom_empty(100, 0.01, 'guava', 'funnel=long'));
+
+-- bloom_agg with options: Guava's unencoded chars, an integer as a long.
+SELECT bloom_export(bloom_agg(v, 10, 0.05, 'guava', 'funnel=unencoded_chars'), 'guava')
+     = (SELECT bytes FROM gv WHERE name = 'chars') AS agg_chars
+FROM (VALUES ('héllo😀'::text), (NULL)) v(v);
+SELECT bloom_export(bloom_agg(v, 100, 0.01, 'guava', 'funnel=long'), 'guava')
+     = (SELECT bytes FROM gv WHERE name = 'longs') AS agg_int_as_long
+FROM (VALUES (1), (2), (3)) v(v);

@@ -70,3 +70,14 @@ FROM (SELECT bloom_add(bloom_empty(100, 0.001, 'spark'), 5::bigint) a,
              bloom_add(bloom_empty(100, 0.001, 'spark'), 6::bigint) b) s;
 SELECT bloom_intersect(bloom_empty(100, 0.01, 'spark'), bloom_empty(100, 0.01, 'spark2'));
 SELECT bloom_union(bloom_empty(100, 0.01, 'spark'), bloom_empty(100, 0.01, 'guava'));
+
+-- bloom_agg with options: version 2, its seed, values put directly.
+SELECT bloom_export(bloom_agg(g::bigint, 100, 0.03, 'spark', 'version=2,seed=7,hash=none'), 'spark')
+     = (SELECT bytes FROM sp WHERE name = 'v2_raw') AS agg_v2_raw
+FROM generate_series(1, 3) g;
+-- over no rows: the empty filter of its constant arguments
+SELECT bloom_export(bloom_agg(g::bigint, 100, 0.03, 'spark2', 'seed=7'), 'spark') AS agg_empty
+FROM generate_series(1, 3) g WHERE false;
+SELECT bloom_agg(g::bigint, 100, 0.03, 'spark', CASE WHEN g = 2 THEN 'hash=none' ELSE '' END)
+FROM generate_series(1, 3) g;
+SELECT bloom_agg(g::bigint, 100, 0.03, 'classic', '') FROM generate_series(1, 3) g;

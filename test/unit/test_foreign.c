@@ -10,6 +10,7 @@
 
 #include "core/foreign_format.h"
 #include "core/foreign_hash.h"
+#include "core/foreign_positions.h"
 #include "core/layout_splitblock.h"
 
 static size_t
@@ -354,9 +355,37 @@ test_java_refusals(void)
 	CHECK(!bf_foreign_parse(buf, 5, BF_FORMAT_SPARK, &in, errbuf));
 }
 
+/* The division-free remainder of the positions is the remainder. */
+static void
+test_modulus(void)
+{
+	uint64_t	x = UINT64_C(0x9e3779b97f4a7c15);
+	int			wrong = 0;
+
+	for (int i = 0; i < 200000; i++)
+	{
+		uint64_t	m,
+					v;
+		BfModulus	mod;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		m = (i % 3 == 0) ? 64 * ((x >> 40) + 1) : (i % 3 == 1) ? (x >> (i % 63)) + 1 : 64 * ((x & 0xffff) + 1);
+		v = x * UINT64_C(0x2545f4914f6cdd1d);
+		mod = bf_modulus(m);
+		wrong += bf_mod(v, &mod) != v % m;
+		wrong += bf_mod(v >> 33, &mod) != (v >> 33) % m;
+		wrong += bf_mod(m - 1, &mod) != m - 1;
+		wrong += bf_mod(m, &mod) != 0;
+	}
+	CHECK_EQ_U64(wrong, 0);
+}
+
 int
 main(void)
 {
+	RUN(test_modulus);
 	RUN(test_xxh64);
 	RUN(test_murmur);
 	RUN(test_guava);
