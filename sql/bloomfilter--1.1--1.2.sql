@@ -1092,3 +1092,42 @@ CREATE FUNCTION @extschema@.bloom_contains_tuple(f @extschema@.bloom, declared_t
 	SUPPORT @extschema@.bloom_contains_tuple_support;
 COMMENT ON FUNCTION @extschema@.bloom_contains_tuple(@extschema@.bloom, text[], text, "any") IS
 	'bloom_contains(f, bloom_tuple_hash(values)) where the values are what a server declaring them as declared_types (format_type''s names with the typmod, schema-qualified) in a database of declared_encoding sees; true where a value may differ';
+-- ---- foreign filters: Parquet, Guava and Spark (doc/interop.md) ----
+
+CREATE FUNCTION @extschema@.bloom_import(data bytea, format text, options text DEFAULT '')
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_import' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_import(bytea, text, text) IS
+	'filter written by another system, bit for bit: format ''parquet'' (split-block bitset), ''parquet_header'' (Thrift BloomFilterHeader and bitset), ''guava'' (BloomFilter.writeTo) or ''spark'' (sketch BloomFilter.writeTo); options (key=value, comma-separated): funnel, type, timestamp_unit, hash';
+
+CREATE FUNCTION @extschema@.bloom_export(f @extschema@.bloom, format text)
+	RETURNS bytea
+	AS 'MODULE_PATHNAME', 'bloom_export' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_export(@extschema@.bloom, text) IS
+	'the bytes another system reads back as this filter: format ''parquet'', ''parquet_header'', ''guava'' or ''spark''; the filter must be of that format''s layout';
+
+CREATE FUNCTION @extschema@.bloom_empty(capacity bigint, fpp float8, layout text, options text)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_empty_options' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_empty(bigint, float8, text, text) IS
+	'empty filter of a foreign layout (''parquet'', ''guava'', ''guava32'', ''spark'', ''spark2''), sized as that system sizes, with options: funnel, type, timestamp_unit, hash, version, seed';
+
+CREATE FUNCTION @extschema@.bloom_agg_foreign_trans(internal, anyelement, bigint, float8, text, text)
+	RETURNS internal
+	AS 'MODULE_PATHNAME', 'bloom_agg_foreign_trans' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_agg_foreign_trans(internal, anyelement, bigint, float8, text, text) IS
+	'transition function of bloom_agg(value, capacity, fpp, layout, options): adds the value''s foreign hash';
+CREATE FUNCTION @extschema@.bloom_agg_foreign_final(internal)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_agg_foreign_final' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_agg_foreign_final(internal) IS
+	'final function of bloom_agg(value, capacity, fpp, layout, options)';
+
+CREATE AGGREGATE @extschema@.bloom_agg(value anyelement, capacity bigint, fpp float8, layout text, options text) (
+	SFUNC = @extschema@.bloom_agg_foreign_trans,
+	STYPE = internal,
+	FINALFUNC = @extschema@.bloom_agg_foreign_final,
+	PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.bloom_agg(anyelement, bigint, float8, text, text) IS
+	'filter of a foreign layout (''parquet'', ''guava'', ''guava32'', ''spark'', ''spark2'') holding every non-null value, hashed as the options say (funnel, type, timestamp_unit, hash, version, seed)';

@@ -18,6 +18,7 @@
 #include "utils/memutils.h"
 
 #include "aggregates/bloom_agg_internal.h"
+#include "types/foreign_value.h"
 
 #ifdef __linux__
 #include <sys/mman.h>
@@ -307,10 +308,15 @@ bloom_agg_fixed_trans(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(1))
 	{
 		FilterCallCache *cache = bloom_call_cache(fcinfo, 1);
+		BloomFilter *f = state->filter;
 
-		bf_inserter_add(&state->inserter, state->filter,
-						bloom_hasher_hash(&cache->hashers[0], PG_GETARG_DATUM(1),
-										  state->filter->seed, state->filter->hash_scheme));
+		/* a foreign layout: the foreign system's hash of the value's bytes */
+		bf_inserter_add(&state->inserter, f, bf_layout_foreign(f->layout)
+						? bloom_foreign_hash(bloom_foreign_encoder_for_arg(fcinfo, &cache->foreign,
+																			f, 1),
+											 f, PG_GETARG_DATUM(1))
+						: bloom_hasher_hash(&cache->hashers[0], PG_GETARG_DATUM(1),
+											f->seed, f->hash_scheme));
 	}
 	PG_RETURN_POINTER(state);
 }

@@ -110,6 +110,13 @@ new_hashed_fixed_state(FunctionCallInfo fcinfo, MemoryContext aggcxt)
 {
 	BloomAggState *state = bloom_agg_fixed_state_new(fcinfo, agg_call_is_own(fcinfo));
 
+	/* value hashes of the stored schemes mean nothing to a foreign layout */
+	if (state->filter != NULL && bf_layout_foreign(state->filter->layout))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("bloom_agg_hashed cannot build a filter of the foreign layout \"%s\"",
+						bf_layout_name(state->filter->layout)),
+				 errhint("A foreign filter hashes the values themselves: use bloom_agg(value, capacity, fpp, layout).")));
 	if (state->filter != NULL && state->filter->seed != 0)
 		elog(ERROR, "bloom_agg_hashed: a fixed shape of seed " UINT64_FORMAT,
 			 state->filter->seed);

@@ -41,6 +41,29 @@
 #define BLOOM_LAYOUT_EXPLICIT	3
 
 /*
+ * Foreign layouts: filters other systems write, bit for bit, probed as
+ * their writers probe them (doc/interop.md).  Their bits are the foreign
+ * system's own, so their values are hashed by that system's hash of the
+ * value's foreign encoding (hash scheme BLOOM_HASH_SCHEME_FOREIGN), never
+ * by the type's extended hash, and they never combine with the layouts
+ * above.  One file each: layout_splitblock.h, layout_guava.h,
+ * layout_spark.h.
+ */
+#define BLOOM_LAYOUT_PARQUET	4	/* Parquet split-block filter */
+#define BLOOM_LAYOUT_GUAVA		5	/* Guava MURMUR128_MITZ_64 */
+#define BLOOM_LAYOUT_GUAVA32	6	/* Guava MURMUR128_MITZ_32 */
+#define BLOOM_LAYOUT_SPARK		7	/* Spark sketch BloomFilter, version 1 */
+#define BLOOM_LAYOUT_SPARK2		8	/* Spark sketch BloomFilter, version 2 */
+#define BLOOM_LAYOUT_FIRST_FOREIGN	BLOOM_LAYOUT_PARQUET
+#define BLOOM_LAYOUT_LAST_FOREIGN	BLOOM_LAYOUT_SPARK2
+
+static inline bool
+bf_layout_foreign(unsigned layout)
+{
+	return layout >= BLOOM_LAYOUT_FIRST_FOREIGN && layout <= BLOOM_LAYOUT_LAST_FOREIGN;
+}
+
+/*
  * Hash schemes: how a value's hash and its positions are computed.  Filters
  * record their scheme; bf_init writes the newest, and a stored filter keeps
  * its own for every later insert and probe.
@@ -71,12 +94,66 @@
 #define BLOOM_HASH_SCHEME_WIDE_VALUES			3
 #define BLOOM_HASH_SCHEME_NEWEST	BLOOM_HASH_SCHEME_WIDE_VALUES
 
+/*
+ * The scheme of every foreign layout, and only of them: the value is
+ * encoded as the foreign system encodes it and hashed by that system's hash
+ * (the layout's own: XXH64, murmur3_128, murmur3_32), and the filter's seed
+ * field holds how (BF_FOREIGN_* below).  The BloomHash a foreign layout's
+ * insert and query take is that hash itself, not bf_hash_derive's words.
+ */
+#define BLOOM_HASH_SCHEME_FOREIGN	16
+
 /* True for a scheme this version reads. */
 static inline bool
 bf_scheme_known(unsigned scheme)
 {
-	return scheme >= BLOOM_HASH_SCHEME_DOUBLE_HASHING &&
-		scheme <= BLOOM_HASH_SCHEME_NEWEST;
+	return (scheme >= BLOOM_HASH_SCHEME_DOUBLE_HASHING &&
+			scheme <= BLOOM_HASH_SCHEME_NEWEST) ||
+		scheme == BLOOM_HASH_SCHEME_FOREIGN;
+}
+
+/*
+ * The seed field of a foreign filter: how SQL values become the foreign
+ * system's bytes.  Bits 0-31: the foreign system's own seed (Spark version
+ * 2; 0 otherwise).  Bits 32-39: the encoding (BF_ENC_*; 0 follows the
+ * probed value's SQL type).  Bits 40-41: the unit of timestamps
+ * (BF_TSUNIT_*).  Bit 48: Spark only, values are put as longs directly
+ * rather than through Spark SQL's xxhash64.  Every other bit is 0.
+ */
+#define BF_FOREIGN_SEED_MASK	UINT64_C(0x00000000ffffffff)
+#define BF_FOREIGN_ENC_SHIFT	32
+#define BF_FOREIGN_TSUNIT_SHIFT	40
+#define BF_FOREIGN_RAW_LONGS	(UINT64_C(1) << 48)
+#define BF_FOREIGN_KNOWN_BITS \
+	(BF_FOREIGN_SEED_MASK | (UINT64_C(0xff) << BF_FOREIGN_ENC_SHIFT) | \
+	 (UINT64_C(3) << BF_FOREIGN_TSUNIT_SHIFT) | BF_FOREIGN_RAW_LONGS)
+
+/* Encodings: Parquet physical types, then Guava funnels. */
+enum
+{
+	BF_ENC_DEFAULT = 0,
+	BF_ENC_INT32, BF_ENC_INT64, BF_ENC_FLOAT, BF_ENC_DOUBLE, BF_ENC_BYTE_ARRAY,
+	BF_ENC_FIXED_LEN_BYTE_ARRAY,
+	BF_ENC_LONG, BF_ENC_INTEGER, BF_ENC_STRING, BF_ENC_UNENCODED_CHARS, BF_ENC_BYTES,
+	BF_ENC_LAST = BF_ENC_BYTES
+};
+
+/* Units of timestamps as Parquet INT64. */
+enum
+{
+	BF_TSUNIT_MICROS = 0, BF_TSUNIT_MILLIS, BF_TSUNIT_NANOS
+};
+
+static inline unsigned
+bf_foreign_encoding(uint64_t seed)
+{
+	return (unsigned) ((seed >> BF_FOREIGN_ENC_SHIFT) & 0xff);
+}
+
+static inline unsigned
+bf_foreign_tsunit(uint64_t seed)
+{
+	return (unsigned) ((seed >> BF_FOREIGN_TSUNIT_SHIFT) & 3);
 }
 
 /* Positions from independent words (schemes 2 and 3), not double hashing. */

@@ -15,7 +15,10 @@
 #include "layout_blocked.h"
 #include "layout_classic.h"
 #include "layout_explicit.h"
+#include "layout_guava.h"
 #include "layout_matrix.h"
+#include "layout_spark.h"
+#include "layout_splitblock.h"
 
 #include <string.h>
 
@@ -23,6 +26,7 @@
 static void describe_bits(const BloomShape *s, char *buf, size_t len);
 static void describe_rows(const BloomShape *s, char *buf, size_t len);
 static void describe_list(const BloomShape *s, char *buf, size_t len);
+static void describe_foreign(const BloomShape *s, char *buf, size_t len);
 static void insert_each(BloomFilter *f, const BloomHash *h, int n);
 static void insert_classic_batch(BloomFilter *f, const BloomHash *h, int n);
 static int	probe_bits(const BloomFilter *f, const uint64_t *hashes, int n, bool *found);
@@ -33,6 +37,7 @@ static bool any_pair(const BloomFilter *a, const BloomFilter *b, char *errbuf);
 static void nothing_after_union(BloomFilter *dst, const BloomFilter *src);
 static void nothing_after_intersect(BloomFilter *dst);
 static uint64_t count_bits(const BloomFilter *f);
+static int	probe_foreign(const BloomFilter *f, const uint64_t *hashes, int n, bool *found);
 
 /* The operations every layout_*.h offers under parallel names. */
 #define LAYOUT_ENTRIES(prefix) \
@@ -50,6 +55,13 @@ static uint64_t count_bits(const BloomFilter *f);
 #define NOTHING_DERIVED \
 	.combinable = any_pair, .after_union = nothing_after_union, \
 	.after_intersect = nothing_after_intersect
+
+/* A foreign layout: a bit array probed by the foreign system's hash. */
+#define FOREIGN_ENTRIES(prefix) \
+	LAYOUT_ENTRIES(prefix), NOTHING_DERIVED, .holds = HOLDS_BITS, \
+	.collect = collect_bits, .is_empty = no_bit_set, .bits_set = count_bits, \
+	.shape_for = prefix##_shape_for, .describe = describe_foreign, \
+	.insert_batch = insert_each, .probe_batch = probe_foreign
 
 const LayoutOps bf_layout_table[BF_LAYOUT_ROWS] = {
 	[BLOOM_LAYOUT_CLASSIC] = {
@@ -76,6 +88,26 @@ const LayoutOps bf_layout_table[BF_LAYOUT_ROWS] = {
 		.insert_batch = insert_each, .probe_batch = bf_explicit_probe_batch,
 		.collect = collect_hash, .is_empty = bf_explicit_is_empty,
 		.bits_set = bf_explicit_bits_set,
+	},
+	/*
+	 * foreign bit arrays: their insert and query take the foreign system's
+	 * hash (bf_base.h, BLOOM_HASH_SCHEME_FOREIGN), so the entries that take
+	 * a stored scheme's value hash never deny; they fold nothing
+	 */
+	[BLOOM_LAYOUT_PARQUET] = {
+		.name = "parquet", FOREIGN_ENTRIES(bf_splitblock),
+	},
+	[BLOOM_LAYOUT_GUAVA] = {
+		.name = "guava", FOREIGN_ENTRIES(bf_guava),
+	},
+	[BLOOM_LAYOUT_GUAVA32] = {
+		.name = "guava32", FOREIGN_ENTRIES(bf_guava32),
+	},
+	[BLOOM_LAYOUT_SPARK] = {
+		.name = "spark", FOREIGN_ENTRIES(bf_spark),
+	},
+	[BLOOM_LAYOUT_SPARK2] = {
+		.name = "spark2", FOREIGN_ENTRIES(bf_spark2),
 	},
 };
 
@@ -235,7 +267,8 @@ bf_init(BloomFilter *f, const BloomShape *s)
 {
 	f->version = BLOOM_FORMAT_VERSION;
 	f->layout = s->layout;
-	f->hash_scheme = BLOOM_HASH_SCHEME_NEWEST;
+	f->hash_scheme = bf_layout_foreign(s->layout) ? BLOOM_HASH_SCHEME_FOREIGN
+		: BLOOM_HASH_SCHEME_NEWEST;
 	f->flags = 0;
 	f->nbits = s->nbits;
 	f->seed = s->seed;
@@ -295,6 +328,15 @@ describe_rows(const BloomShape *s, char *buf, size_t len)
 			 (unsigned long long) (s->rows ? s->nbits / s->rows : 0),
 			 (unsigned) s->nhashes, (unsigned) s->locators,
 			 (unsigned long long) s->seed);
+}
+
+/* A foreign filter's seed field is how values are hashed (bf_base.h). */
+static void
+describe_foreign(const BloomShape *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s, %llu bits, %u hashes, value encoding 0x%016llx",
+			 bf_layout_name(s->layout), (unsigned long long) s->nbits,
+			 (unsigned) s->nhashes, (unsigned long long) s->seed);
 }
 
 static void
@@ -385,6 +427,39 @@ probe_bits(const BloomFilter *f, const uint64_t *hashes, int n, bool *found)
 		int			len = n - start < BF_PROBE_BATCH ? n - start : BF_PROBE_BATCH;
 
 		nfound += probe_bits_batch(f, hashes + start, len, found + start);
+	}
+	return nfound;
+}
+
+/* Stored-scheme value hashes against a foreign filter: never deny. */
+static int
+probe_foreign(const BloomFilter *f, const uint64_t *hashes, int n, bool *found)
+{
+	(void) f;
+	(void) hashes;
+	for (int i = 0; i < n; i++)
+		found[i] = true;
+	return n;
+}
+
+int
+bf_query_batch(const BloomFilter *f, const BloomHash *h, int n, bool *found)
+{
+	const LayoutOps *ops = bf_layout_ops(f);
+	int			nfound = 0;
+
+	for (int start = 0; start < n; start += BF_PROBE_BATCH)
+	{
+		int			end = n - start < BF_PROBE_BATCH ? n : start + BF_PROBE_BATCH;
+
+		if (bf_nwords(f) * 8 >= BF_PROBE_PREFETCH_MIN_BYTES)
+			for (int i = start; i < end; i++)
+				ops->prefetch(f, h[i]);
+		for (int i = start; i < end; i++)
+		{
+			found[i] = ops->query(f, h[i]);
+			nfound += found[i];
+		}
 	}
 	return nfound;
 }

@@ -171,6 +171,14 @@ extern bool bf_contains_value(const BloomFilter *f, uint64_t value_hash);
 extern int	bf_probe_batch(const BloomFilter *f, const uint64_t *hashes, int n,
 						   bool *found);
 
+/*
+ * The same by the values' positions' hashes: found[i] = bf_query(f, h[i]),
+ * lines prefetched a batch at a time when the filter is larger than the
+ * caches.  The probe of a foreign filter (bf_layout_foreign), whose h are
+ * the foreign system's hashes of the values (core/foreign_format.h).
+ */
+extern int	bf_query_batch(const BloomFilter *f, const BloomHash *h, int n, bool *found);
+
 /* True if f holds no value: no hash listed, no bit set. */
 extern bool bf_is_empty(const BloomFilter *f);
 

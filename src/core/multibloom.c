@@ -68,6 +68,15 @@ part_layout_check(uint8_t layout, int i, int nattrs, char *errbuf)
 {
 	char		name[32];
 
+	if (bf_layout_foreign(layout))
+	{
+		/* other systems' bits hash the value alone, not a row's attributes */
+		part_name(i, nattrs, name, sizeof(name));
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "%s is of the foreign layout \"%s\"; the parts of a multibloom are native bit arrays",
+				 name, bf_layout_name(layout));
+		return false;
+	}
 	if (layout != BLOOM_LAYOUT_EXPLICIT)
 		return true;
 	part_name(i, nattrs, name, sizeof(name));

@@ -103,6 +103,23 @@ header_check(const BloomFilter *h, const BloomShape *s, char *errbuf)
 				 (unsigned) scheme, BLOOM_HASH_SCHEME_NEWEST);
 		return false;
 	}
+	/* the foreign scheme goes with the foreign layouts, and only with them */
+	if ((scheme == BLOOM_HASH_SCHEME_FOREIGN) != bf_layout_foreign(s->layout))
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "hash scheme %u does not go with layout \"%s\"",
+				 (unsigned) scheme, bf_layout_name(s->layout));
+		return false;
+	}
+	if (bf_layout_foreign(s->layout) &&
+		((h->seed & ~BF_FOREIGN_KNOWN_BITS) != 0 || bf_foreign_encoding(h->seed) > BF_ENC_LAST ||
+		 bf_foreign_tsunit(h->seed) > BF_TSUNIT_NANOS))
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "unknown value encoding 0x%016llx of a foreign layout",
+				 (unsigned long long) h->seed);
+		return false;
+	}
 	if (flags & ~BLOOM_KNOWN_FLAGS)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE, "unknown flags 0x%02x", (unsigned) flags);

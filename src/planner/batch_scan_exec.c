@@ -37,6 +37,7 @@
 #include "utils/syscache.h"
 
 #include "types/bloomfilter.h"
+#include "types/foreign_value.h"
 #include "planner/batch_scan_internal.h"
 #include "planner/extension_objects.h"
 
@@ -82,6 +83,9 @@ typedef struct BatchScanState
 										 * ordinal[i]-th row read (from 1) */
 	uint64		hashes[BATCH_ROWS];
 	bool		passed[BATCH_ROWS];
+	/* a foreign filter (bf_layout_foreign): the keys' foreign hashes */
+	ForeignEncoder foreign;
+	BloomHash	foreign_hashes[BATCH_ROWS];
 } BatchScanState;
 
 static void begin_batch_scan(CustomScanState *node, EState *estate, int eflags);
@@ -232,6 +236,8 @@ prepare_filter(BatchScanState *state)
 	if (state->filter != detoasted && (Pointer) detoasted != DatumGetPointer(state->filter_value))
 		pfree((void *) detoasted);
 	MemoryContextSwitchTo(old);
+	if (bf_layout_foreign(state->filter->layout))
+		bloom_foreign_encoder_prepare(&state->foreign, state->filter, key->vartype);
 }
 
 /* The table scan, started on first use when no parallel scan started it. */
@@ -305,6 +311,29 @@ key_hash(BatchScanState *state, TupleTableSlot *slot, uint64 *hash)
 	return true;
 }
 
+/* The same for a foreign filter: the foreign system's hash of the key. */
+static inline bool
+key_foreign_hash(BatchScanState *state, TupleTableSlot *slot, BloomHash *hash)
+{
+	bool		isnull;
+	Datum		key = slot_getattr(slot, state->key_attno, &isnull);
+
+	if (isnull)
+		return false;
+	*hash = bloom_foreign_hash(&state->foreign, state->filter, key);
+	return true;
+}
+
+/* probe_batch for a foreign filter: every key's foreign hash, then bf_query_batch. */
+static int
+probe_foreign_batch(BatchScanState *state, int n, bool *nonnull)
+{
+	for (int i = 0; i < n; i++)
+		if (!(nonnull[i] = key_foreign_hash(state, state->slots[i], &state->foreign_hashes[i])))
+			state->foreign_hashes[i] = (BloomHash) {0, 0};
+	return bf_query_batch(state->filter, state->foreign_hashes, n, state->passed);
+}
+
 /*
  * The probe of one row, as bloom_contains answers it (NULL counting as
  * false), hashed in the per-tuple context.
@@ -319,7 +348,14 @@ probe_row(BatchScanState *state, TupleTableSlot *slot)
 	if (!filter_ready(state, &slot, 1))
 		return false;
 	old = MemoryContextSwitchTo(state->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
-	member = key_hash(state, slot, &hash) && bf_contains_value(state->filter, hash);
+	if (bf_layout_foreign(state->filter->layout))
+	{
+		BloomHash	h;
+
+		member = key_foreign_hash(state, slot, &h) && bf_query(state->filter, h);
+	}
+	else
+		member = key_hash(state, slot, &hash) && bf_contains_value(state->filter, hash);
 	MemoryContextSwitchTo(old);
 	return member;
 }
@@ -345,17 +381,27 @@ probe_batch(BatchScanState *state, int n)
 		return;
 	}
 	old = MemoryContextSwitchTo(state->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
-	for (int i = 0; i < n; i++)
+	if (bf_layout_foreign(state->filter->layout))
 	{
-		nonnull[i] = key_hash(state, state->slots[i], &state->hashes[i]);
-		if (!nonnull[i])
-		{
-			state->hashes[i] = 0;
-			some_null = true;
-		}
+		npassed = probe_foreign_batch(state, n, nonnull);
+		for (int i = 0; i < n; i++)
+			some_null |= !nonnull[i];
+		MemoryContextSwitchTo(old);
 	}
-	MemoryContextSwitchTo(old);
-	npassed = bf_probe_batch(state->filter, state->hashes, n, state->passed);
+	else
+	{
+		for (int i = 0; i < n; i++)
+		{
+			nonnull[i] = key_hash(state, state->slots[i], &state->hashes[i]);
+			if (!nonnull[i])
+			{
+				state->hashes[i] = 0;
+				some_null = true;
+			}
+		}
+		MemoryContextSwitchTo(old);
+		npassed = bf_probe_batch(state->filter, state->hashes, n, state->passed);
+	}
 	for (int i = 0; some_null && i < n; i++)
 		if (state->passed[i] && !nonnull[i])
 		{

@@ -1,0 +1,39 @@
+/*
+ * layout_guava.h
+ *	  The 'guava' and 'guava32' layouts: Guava's BloomFilter bit for bit,
+ *	  under its strategies MURMUR128_MITZ_64 (Guava's default) and
+ *	  MURMUR128_MITZ_32.  A bit array of 64-bit words, bit i in word i/64;
+ *	  a value's hash is murmur3_128 (seed 0) of the bytes its funnel writes,
+ *	  the BloomHash its insert and query take: h1 the digest's first eight
+ *	  bytes, h2 the last eight, little-endian.
+ *	  MITZ_64: position i = ((h1 + i*h2) & INT64_MAX) mod m, i = 0 .. k-1.
+ *	  MITZ_32: from h1 alone, a = its low 32 bits, b = its high 32 bits,
+ *	  position i = bf_position_int32(a, b, i, m), i = 1 .. k.
+ *	  Sized as Guava sizes (optimal bits and hash count, whole words).
+ *
+ *	  Callers go through core/filter.h; same operations as every layout_*.h.
+ */
+#ifndef LAYOUT_GUAVA_H
+#define LAYOUT_GUAVA_H
+
+#include "bf_base.h"
+
+extern bool bf_guava_shape_for(double capacity, double fpp, BloomShape *shape, char *errbuf);
+extern bool bf_guava32_shape_for(double capacity, double fpp, BloomShape *shape, char *errbuf);
+extern bool bf_guava_shape_check(const BloomShape *shape, char *errbuf);
+extern bool bf_guava_insert(BloomFilter *f, BloomHash h);
+extern bool bf_guava_query(const BloomFilter *f, BloomHash h);
+extern bool bf_guava32_insert(BloomFilter *f, BloomHash h);
+extern bool bf_guava32_query(const BloomFilter *f, BloomHash h);
+extern void bf_guava_prefetch(const BloomFilter *f, BloomHash h);
+extern bool bf_guava_contains_value(const BloomFilter *f, uint64_t value_hash);
+extern double bf_guava_estimate_count(const BloomFilter *f);
+extern double bf_guava_estimate_fpp(const BloomFilter *f);
+
+#define bf_guava32_shape_check		bf_guava_shape_check
+#define bf_guava32_prefetch			bf_guava_prefetch
+#define bf_guava32_contains_value	bf_guava_contains_value
+#define bf_guava32_estimate_count	bf_guava_estimate_count
+#define bf_guava32_estimate_fpp		bf_guava_estimate_fpp
+
+#endif							/* LAYOUT_GUAVA_H */
