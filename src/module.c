@@ -13,6 +13,7 @@
 #include "pg_compat.h"
 #include "planner/batch_scan.h"
 #include "planner/citus_agg_rewrite.h"
+#include "planner/citus_repartition.h"
 #include "planner/extension_objects.h"
 #include "planner/semijoin.h"
 
@@ -27,6 +28,7 @@ _PG_init(void)
 	bloom_semijoin_init();
 	bloom_scan_init();
 	bloom_distributed_agg_init();
+	bloom_citus_repartition_init();
 
 	/*
 	 * Only once every setting is defined: reserving the prefix drops the
