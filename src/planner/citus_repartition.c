@@ -50,6 +50,7 @@
 #include "executor/spi.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "nodes/pathnodes.h"
 #include "nodes/plannodes.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/planner.h"
@@ -371,13 +372,15 @@ has_param_walker(Node *node, void *context)
 
 /*
  * Assigns each conjunct on one side alone to that side, where the build
- * can repeat it: no parameters, nothing volatile (run twice, it could
- * select other rows).  A restriction left out only makes the filter
+ * can repeat it: no parameters (but those of a custom plan, replaced by
+ * their values), nothing volatile (run twice, it could select other rows).  A restriction left out only makes the filter
  * bigger, never wrong.
  */
 static void
-assign_quals(List *conjuncts, JoinSide *a, JoinSide *b)
+assign_quals(List *conjuncts, ParamListInfo boundParams, JoinSide *a, JoinSide *b)
 {
+	PlannerGlobal glob = {.type = T_PlannerGlobal, .boundParams = boundParams};
+	PlannerInfo root = {.type = T_PlannerInfo, .glob = &glob};
 	ListCell   *lc;
 
 	foreach(lc, conjuncts)
@@ -385,6 +388,10 @@ assign_quals(List *conjuncts, JoinSide *a, JoinSide *b)
 		Node	   *qual = lfirst(lc);
 		Relids		varnos = pull_varnos(NULL, qual);
 		int			varno;
+
+		/* a custom plan's parameters are this execution's values */
+		if (boundParams != NULL && has_param_walker(qual, NULL))
+			qual = estimate_expression_value(&root, qual);
 
 		if (bms_get_singleton_member(varnos, &varno) &&
 			!contain_volatile_functions(qual) && !has_param_walker(qual, NULL))
@@ -625,7 +632,7 @@ choose_build_side(JoinSide *a, JoinSide *b, char **fromwhere)
  * *original is a copy of the statement without it.
  */
 static bool
-try_rewrite(Query *parse, Query **original)
+try_rewrite(Query *parse, ParamListInfo boundParams, Query **original)
 {
 	JoinSide	a = {0},
 				b = {0};
@@ -650,7 +657,7 @@ try_rewrite(Query *parse, Query **original)
 	contains = extension_function("bloom_contains", 2, contains_args);
 	if (!OidIsValid(contains) || !may_execute(contains))
 		return false;
-	assign_quals(conjuncts, &a, &b);
+	assign_quals(conjuncts, boundParams, &a, &b);
 	if (a.quals == NIL && b.quals == NIL)
 		return false;
 
@@ -687,7 +694,7 @@ repart_planner(Query *parse, const char *query_string, int cursorOptions,
 	PG_TRY();
 	{
 		if (repart_enabled && planner_depth == 1)
-			added = try_rewrite(parse, (Query **) &original);
+			added = try_rewrite(parse, boundParams, (Query **) &original);
 		if (prev_planner_hook)
 			stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
 		else

@@ -196,6 +196,17 @@ is($prepared[7], $prepared[8], 'prepared: inside a transaction that changed the 
 isnt($prepared[7], $after, 'prepared: and it sees that change');
 is($prepared[9], $after, 'prepared: after the rollback, the committed result again');
 
+# A parameter in the build side's restriction: each custom plan builds with
+# its value; the results follow the parameter.
+my @param = split /\n/, sql(qq{$repartition
+	PREPARE pp(int) AS SELECT count(*), sum(f.amount) FROM fact f JOIN dim_by_grp d ON f.cust = d.id WHERE d.grp = \$1;
+	EXECUTE pp(3); EXECUTE pp(4); EXECUTE pp(3); EXECUTE pp(4); EXECUTE pp(3); EXECUTE pp(4); EXECUTE pp(5)});
+my @param_off = map { sql("$repartition $off SELECT count(*), sum(f.amount) FROM fact f JOIN dim_by_grp d ON f.cust = d.id WHERE d.grp = $_") }
+	(3, 4, 3, 4, 3, 4, 5);
+is_deeply(\@param, \@param_off, 'a parameter in the restriction: seven executions, the results without the rewrite');
+like(decisions('', 'PREPARE pq(int) AS SELECT count(*) FROM fact f JOIN dim_by_grp d ON f.cust = d.id WHERE d.grp = $1; EXECUTE pq(3)'),
+	qr/fact\.cust probed with the keys of dim_by_grp/, 'a parameter in the restriction: the custom plan builds with its value');
+
 sql(qq{
 	CREATE FUNCTION count_77() RETURNS text LANGUAGE plpgsql AS \$\$
 	DECLARE r text;
