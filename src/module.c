@@ -14,6 +14,7 @@
 #include "aggregates/summary_writer.h"
 #include "planner/batch_scan.h"
 #include "planner/citus_agg_rewrite.h"
+#include "planner/citus_repartition.h"
 #include "planner/extension_objects.h"
 #include "planner/semijoin.h"
 #include "planner/summary_prune.h"
@@ -31,6 +32,7 @@ _PG_init(void)
 	bloom_distributed_agg_init();
 	bloom_summary_writer_init();
 	summary_prune_init();
+	bloom_citus_repartition_init();
 
 	/*
 	 * Only once every setting is defined: reserving the prefix drops the
