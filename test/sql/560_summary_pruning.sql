@@ -250,6 +250,21 @@ RESET parallel_tuple_cost;
 RESET parallel_setup_cost;
 SET max_parallel_workers_per_gather = 0;
 
+-- Several levels of partitions: the summary of the top table prunes the
+-- leaves of a query on any level.
+CREATE TABLE ml (region int NOT NULL, day int NOT NULL, user_id bigint) PARTITION BY LIST (region);
+CREATE TABLE ml_1 PARTITION OF ml FOR VALUES IN (1) PARTITION BY RANGE (day);
+CREATE TABLE ml_1_a PARTITION OF ml_1 FOR VALUES FROM (1) TO (5);
+CREATE TABLE ml_1_b PARTITION OF ml_1 FOR VALUES FROM (5) TO (9);
+CREATE TABLE ml_2 PARTITION OF ml FOR VALUES IN (2);
+INSERT INTO ml SELECT 1 + g % 2, 1 + g % 8, g FROM generate_series(1, 3000) g;
+SELECT bloom_summary_create('ml', 'user_id', 2000, 0.01) > 0 AS created;
+SELECT skipped(q), scanned(q), same_rows(q)
+FROM (VALUES ('SELECT * FROM ml WHERE user_id = 7'),
+             ('SELECT * FROM ml_1 WHERE user_id = 7'),
+             ('SELECT * FROM ml_1_b WHERE user_id = 8'),
+             ('SELECT * FROM ml_1_a WHERE user_id = 8')) v(q);
+
 -- A dropped summary prunes nothing, in cached plans too.
 SET plan_cache_mode = force_generic_plan;
 SELECT bloom_summary_drop('sp', 'user_id');
