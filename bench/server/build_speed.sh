@@ -17,7 +17,8 @@
 # with CAP = 1.25 ROWS (the rewrite's capacity margin) and FPP (0.01).  The
 # queries run interleaved: each of ROUNDS rounds runs every query once, in
 # one session, after an untimed scan of each table; the median of each
-# query is kept, and the ratios are of the medians.  Recorded in
+# query is kept, and the ratios are of the medians, for the backend's CPU
+# time and for the wall time.  Recorded in
 # bench/results/build-speed-results.md.
 #
 #   bash bench/server/build_speed.sh                      # 10^7 rows, 7 rounds
@@ -75,16 +76,23 @@ queries() {
 	echo "blocked|SELECT bloom_agg(k, $CAP, $FPP, 'blocked') IS NULL FROM $t"
 }
 
-# Every query of every type, ROUNDS interleaved rounds: "type label ms" lines.
+# Every query of every type, ROUNDS interleaved rounds: "type label wall_ms
+# cpu_ms" lines.  The CPU time is the backend's time on a CPU
+# (/proc/self/schedstat, in ns): on a machine shared with other work it
+# leaves out the time the backend waited for a CPU, which the wall time
+# (psql's \timing) counts.
 measure() {
 	local script=$WORK/queries.sql type
+	local cpu="split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::bigint"
 	{
 		for type in $TYPES; do echo "SELECT count(*) FROM b_$type;"; done
-		echo '\timing on'
 		for type in $TYPES; do
 			queries "$type" | while IFS='|' read -r label query; do
-				echo "\\echo $type $label"
+				echo "SELECT $cpu AS cpu0 \\gset"
+				echo '\timing on'
 				echo "$query;"
+				echo '\timing off'
+				echo "SELECT '@@ $type $label ' || ($cpu - :cpu0) / 1e6;"
 			done
 		done
 	} >"$script"
@@ -92,30 +100,45 @@ measure() {
 	for _ in $(seq "$ROUNDS"); do
 		psql_on node -At -f "$script"
 	done | awk '
-		/^Time: / { if (label != "") print label, $2 + 0; next }
-		/^(int4|int8|text) / { label = $1 " " $2; next }'
+		/^Time: / { wall = $2 + 0; next }
+		/^@@ / { print $2, $3, wall, $4 + 0 }'
 }
 
-# The median of each query and the ratios, as a markdown table.
+# The medians of each query and their ratios, as markdown tables: the
+# backend's CPU time, then the wall time.
 report() {
-	sort -k1,1 -k2,2 -k3,3n | awk -v rows="$ROWS" -v rounds="$ROUNDS" -v cap="$CAP" -v fpp="$FPP" '
-		{ key = $1 " " $2; t[key, ++n[key]] = $3; if (!(key in seen)) { seen[key] = 1; keys[++k] = key } }
-		function median(key,   c) { c = n[key]; return c % 2 ? t[key, (c + 1) / 2] : (t[key, c / 2] + t[key, c / 2 + 1]) / 2 }
-		END {
-			printf "## %d rows, capacity %d, fpp %s: medians of %d interleaved rounds (ms)\n\n", rows, cap, fpp, rounds
-			print "| type | count(*) | floor count(k) | hll_add_agg | bloom_agg classic | bloom_agg blocked | classic / count | blocked / count | floor / count | classic / hll | blocked / hll | classic ns/row over count |"
-			print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-			split("int4 int8 text", types, " ")
+	sort -k1,1 -k2,2 | awk -v rows="$ROWS" -v rounds="$ROUNDS" -v cap="$CAP" -v fpp="$FPP" '
+		{ key = $1 " " $2; c = ++n[key]; wall[key, c] = $3; cpu[key, c] = $4; seen[key] = 1 }
+		function median(a, key,   c, i, j, v, t) {
+			c = n[key]
+			for (i = 1; i <= c; i++) v[i] = a[key, i]
+			for (i = 2; i <= c; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+			return c % 2 ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2
+		}
+		function table(a, what,   i, ty, c, f, h, cl, bl) {
+			printf "### %s: medians of %d interleaved rounds (ms)\n\n", what, rounds
+			print "| type | count(*) | floor count(k) | hll_add_agg | bloom_agg classic | bloom_agg blocked | floor / count | classic / count | blocked / count | classic / hll | blocked / hll | classic ns/row over floor | blocked ns/row over floor |"
+			print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 			for (i = 1; i <= 3; i++) {
 				ty = types[i]
 				if (!((ty " count") in seen)) continue
-				c = median(ty " count"); f = median(ty " floor"); h = median(ty " hll")
-				cl = median(ty " classic"); bl = median(ty " blocked")
-				printf "| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f |\n",
-					ty, c, f, h, cl, bl, cl / c, bl / c, f / c, cl / h, bl / h, (cl - c) * 1e6 / rows
+				c = median(a, ty " count"); f = median(a, ty " floor"); h = median(a, ty " hll")
+				cl = median(a, ty " classic"); bl = median(a, ty " blocked")
+				printf "| %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.1f |\n",
+					ty, c, f, h, cl, bl, f / c, cl / c, bl / c, cl / h, bl / h,
+					(cl - f) * 1e6 / rows, (bl - f) * 1e6 / rows
 			}
+			print ""
+		}
+		END {
+			split("int4 int8 text", types, " ")
+			printf "## %d rows, capacity %d, fpp %s\n\n", rows, cap, fpp
+			table(cpu, "backend CPU time")
+			table(wall, "wall time")
 		}'
 }
 
 echo "running $ROUNDS rounds" >&2
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 measure | report
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
