@@ -24,7 +24,10 @@
 #   bash bench/server/build_speed.sh                      # 10^7 rows, 7 rounds
 #   ROWS=1000000 ROUNDS=3 bash bench/server/build_speed.sh
 #   FPP=0.0001 bash bench/server/build_speed.sh           # the rewrite's lowest rate
+#   TYPES="int4 text" bash bench/server/build_speed.sh    # some key types only
 #
+# The CPU time is read from /proc/self/schedstat by the backend
+# (pg_read_file, as the superuser): Linux only.
 # Needs PostgreSQL binaries, this extension and hll installed (PGBIN or
 # PG_CONFIG picks the installation).  Starts a throwaway cluster on PORT
 # (5591), as the postgres OS user when run as root, and removes it on exit.
@@ -89,9 +92,9 @@ measure() {
 		for type in $TYPES; do
 			queries "$type" | while IFS='|' read -r label query; do
 				echo "SELECT $cpu AS cpu0 \\gset"
-				echo '\timing on'
+				printf '%s\n' '\timing on'
 				echo "$query;"
-				echo '\timing off'
+				printf '%s\n' '\timing off'
 				echo "SELECT '@@ $type $label ' || ($cpu - :cpu0) / 1e6;"
 			done
 		done
