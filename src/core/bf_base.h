@@ -240,6 +240,22 @@ typedef struct BloomHash
 	uint64_t	h2;				/* never zero */
 } BloomHash;
 
+/*
+ * A value staged for insertion (the inserter of core/filter.h): its words,
+ * and what its layout computed from them when it prefetched the value's
+ * memory, so that inserting it later need not compute it again: the
+ * classic layout's bit positions (up to BF_STAGED_POSITIONS of them), the
+ * blocked layout's block.  Indexes, not addresses, so a staged value does
+ * not depend on where the filter is.
+ */
+#define BF_STAGED_POSITIONS		16
+
+typedef struct BfStaged
+{
+	BloomHash	h;
+	uint64_t	where[BF_STAGED_POSITIONS];
+} BfStaged;
+
 /* The shape: everything two filters must share to be united. */
 typedef struct BloomShape
 {

@@ -27,8 +27,8 @@ static void describe_bits(const BloomShape *s, char *buf, size_t len);
 static void describe_rows(const BloomShape *s, char *buf, size_t len);
 static void describe_list(const BloomShape *s, char *buf, size_t len);
 static void describe_foreign(const BloomShape *s, char *buf, size_t len);
-static void insert_each(BloomFilter *f, const BloomHash *h, int n);
-static void insert_classic_batch(BloomFilter *f, const BloomHash *h, int n);
+static void stage_prefetch(const BloomFilter *f, BfStaged *v);
+static void commit_insert(BloomFilter *f, const BfStaged *v);
 static int	probe_bits(const BloomFilter *f, const uint64_t *hashes, int n, bool *found);
 static void collect_bits(BfBuilder *b, uint64_t value_hash);
 static void collect_hash(BfBuilder *b, uint64_t value_hash);
@@ -61,31 +61,32 @@ static int	probe_foreign(const BloomFilter *f, const uint64_t *hashes, int n, bo
 	LAYOUT_ENTRIES(prefix), NOTHING_DERIVED, .holds = HOLDS_BITS, \
 	.collect = collect_bits, .is_empty = no_bit_set, .bits_set = count_bits, \
 	.shape_for = prefix##_shape_for, .describe = describe_foreign, \
-	.insert_batch = insert_each, .probe_batch = probe_foreign
+	.stage = stage_prefetch, .commit = commit_insert, .probe_batch = probe_foreign
 
 const LayoutOps bf_layout_table[BF_LAYOUT_ROWS] = {
 	[BLOOM_LAYOUT_CLASSIC] = {
 		.name = "classic", LAYOUT_ENTRIES(bf_classic), BIT_ARRAY_ENTRIES,
 		NOTHING_DERIVED, .shape_for = bf_classic_shape_for, .describe = describe_bits,
-		.insert_batch = insert_classic_batch, .folds = true,
+		.stage = bf_classic_stage, .commit = bf_classic_commit, .folds = true,
 	},
 	[BLOOM_LAYOUT_BLOCKED] = {
 		.name = "blocked", LAYOUT_ENTRIES(bf_blocked), BIT_ARRAY_ENTRIES,
 		NOTHING_DERIVED, .shape_for = bf_blocked_shape_for, .describe = describe_bits,
-		.insert_batch = insert_each,
+		.stage = bf_blocked_stage, .commit = bf_blocked_commit,
 	},
 	[BLOOM_LAYOUT_MATRIX] = {
 		.name = "matrix", LAYOUT_ENTRIES(bf_matrix), BIT_ARRAY_ENTRIES,
 		.combinable = bf_matrix_combinable, .after_union = bf_matrix_after_union,
 		.after_intersect = bf_matrix_after_intersect,
 		.shape_for = bf_matrix_shape_for, .has_rows = true, .describe = describe_rows,
-		.insert_batch = insert_each,
+		.stage = stage_prefetch, .commit = commit_insert,
 	},
 	/* a list: sized by its values, and its entries of derived words leave it alone */
 	[BLOOM_LAYOUT_EXPLICIT] = {
 		.name = "explicit", LAYOUT_ENTRIES(bf_explicit), .holds = HOLDS_HASHES,
 		NOTHING_DERIVED, .shape_for = NULL, .describe = describe_list,
-		.insert_batch = insert_each, .probe_batch = bf_explicit_probe_batch,
+		.stage = stage_prefetch, .commit = commit_insert,
+		.probe_batch = bf_explicit_probe_batch,
 		.collect = collect_hash, .is_empty = bf_explicit_is_empty,
 		.bits_set = bf_explicit_bits_set,
 	},
@@ -514,65 +515,53 @@ void
 bf_inserter_init(BfInserter *ins)
 {
 	ins->npending = 0;
+	ins->oldest = 0;
+}
+
+/* Inserts the oldest pending value. */
+static inline void
+commit_oldest(BfInserter *ins, BloomFilter *f, const LayoutOps *ops)
+{
+	ops->commit(f, &ins->pending[ins->oldest]);
+	ins->oldest = (ins->oldest + 1) & (BF_INSERTER_DEPTH - 1);
+	ins->npending--;
+}
+
+void
+bf_inserter_add(BfInserter *ins, BloomFilter *f, BloomHash h)
+{
+	const LayoutOps *ops = bf_layout_ops(f);
+	BfStaged   *v;
+
+	if (ins->npending == BF_INSERTER_DEPTH)
+		commit_oldest(ins, f, ops);
+	v = &ins->pending[(ins->oldest + ins->npending) & (BF_INSERTER_DEPTH - 1)];
+	v->h = h;
+	ops->stage(f, v);
+	ins->npending++;
 }
 
 void
 bf_inserter_flush(BfInserter *ins, BloomFilter *f)
 {
-	bf_layout_ops(f)->insert_batch(f, ins->pending, ins->npending);
+	const LayoutOps *ops = bf_layout_ops(f);
+
+	while (ins->npending > 0)
+		commit_oldest(ins, f, ops);
 	bf_inserter_init(ins);
 }
 
-/* Every line the values touch prefetched, then the values inserted in order. */
+/* A layout without staged positions: its prefetch now, its insert later. */
 static void
-insert_each(BloomFilter *f, const BloomHash *h, int n)
+stage_prefetch(const BloomFilter *f, BfStaged *v)
 {
-	const LayoutOps *ops = bf_layout_ops(f);
-
-	for (int i = 0; i < n; i++)
-		ops->prefetch(f, h[i]);
-	for (int i = 0; i < n; i++)
-		ops->insert(f, h[i]);
+	bf_layout_ops(f)->prefetch(f, v->h);
 }
 
-/*
- * Most positions per value the classic batch keeps (on the stack, 4 kB for
- * a full batch); a filter with more hash functions inserts each value.
- */
-#define CLASSIC_BATCH_MAX_HASHES	16
-
-/*
- * A batch of classic values: the positions (bf_probe_next over the whole
- * filter, as bf_classic_insert draws them) computed once, every line
- * prefetched, then the bits set in the order of the values.
- */
 static void
-insert_classic_batch(BloomFilter *f, const BloomHash *h, int n)
+commit_insert(BloomFilter *f, const BfStaged *v)
 {
-	uint64_t	pos[BF_INSERTER_BATCH][CLASSIC_BATCH_MAX_HASHES];
-	uint32_t	k = f->nhashes;
-
-	if (k > CLASSIC_BATCH_MAX_HASHES)
-	{
-		insert_each(f, h, n);
-		return;
-	}
-	for (int i = 0; i < n; i++)
-	{
-		BfProbe		p = bf_probe_start(h[i], f->hash_scheme);
-
-		for (uint32_t j = 0; j < k; j++)
-		{
-			pos[i][j] = bf_probe_next(&p, f->nbits);
-			bf_prefetch_line(&f->words[pos[i][j] >> 6]);
-		}
-	}
-	for (int i = 0; i < n; i++)
-	{
-		for (uint32_t j = 0; j < k; j++)
-			bf_set_bit(f->words, pos[i][j]);
-		bf_count_insert(f);
-	}
+	bf_layout_ops(f)->insert(f, v->h);
 }
 
 /* ---------------------------------------------------------------------

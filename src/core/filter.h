@@ -115,25 +115,28 @@ extern void bf_prefetch(const BloomFilter *f, BloomHash h);
 /*
  * The prefetching inserter, for callers that add many values in a row (the
  * aggregates, bloom_add_all).  A large filter misses the cache on every
- * bit; the inserter keeps up to BF_INSERTER_BATCH values, then derives the
- * positions of the whole batch, prefetches every cache line they fall in,
- * and only then sets the bits, so the misses of a batch overlap (the
- * classic layout's positions are computed once, not once to prefetch and
- * again to set).  The measurements: doc/performance.md.  The bits, the
- * matrix counters and the insert count are exactly those of bf_insert
- * called on the same values in the same order, once bf_inserter_flush has
- * run.
+ * bit.  The inserter is a pipeline BF_INSERTER_DEPTH values deep: a value
+ * added has its positions computed (once: the classic layout's positions,
+ * the blocked layout's block) and every cache line they fall in
+ * prefetched at once, and its bits are set only when BF_INSERTER_DEPTH
+ * later values have been added.  So the misses overlap one another and
+ * whatever the caller does between two values (an aggregate: the scan of
+ * the next rows), and no value waits for its memory the way the first of a
+ * batch does.  The measurements: doc/performance.md.  The bits, the matrix
+ * counters and the insert count are exactly those of bf_insert called on
+ * the same values in the same order, once bf_inserter_flush has run.
  *
  * It holds only the pending values: pass the same filter to every call
  * until the flush, and flush before the filter is read, copied, combined or
  * handed to another inserter.  A zeroed BfInserter is empty.
  */
-#define BF_INSERTER_BATCH	32
+#define BF_INSERTER_DEPTH	16	/* a power of two */
 
 typedef struct BfInserter
 {
-	int			npending;		/* values in pending[], oldest first */
-	BloomHash	pending[BF_INSERTER_BATCH];
+	uint32_t	npending;		/* values staged, not yet inserted */
+	uint32_t	oldest;			/* the slot of the oldest of them */
+	BfStaged	pending[BF_INSERTER_DEPTH];	/* a ring */
 } BfInserter;
 
 extern void bf_inserter_init(BfInserter *ins);
@@ -141,14 +144,11 @@ extern void bf_inserter_init(BfInserter *ins);
 /* Inserts the pending values, oldest first; the inserter is then empty. */
 extern void bf_inserter_flush(BfInserter *ins, BloomFilter *f);
 
-/* Adds a value: inserted with its batch, once BF_INSERTER_BATCH are pending. */
-static inline void
-bf_inserter_add(BfInserter *ins, BloomFilter *f, BloomHash h)
-{
-	ins->pending[ins->npending++] = h;
-	if (ins->npending == BF_INSERTER_BATCH)
-		bf_inserter_flush(ins, f);
-}
+/*
+ * Adds a value: staged now, inserted once BF_INSERTER_DEPTH later values
+ * are staged, or at the flush.
+ */
+extern void bf_inserter_add(BfInserter *ins, BloomFilter *f, BloomHash h);
 
 /* ---- any representation, by the value's hash (H(value, f->seed)) ---- */
 

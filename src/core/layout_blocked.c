@@ -132,6 +132,22 @@ bf_blocked_insert(BloomFilter *f, BloomHash h)
 	return changed;
 }
 
+/* The inserter's two steps: the block found and prefetched, then its bits set. */
+void
+bf_blocked_stage(const BloomFilter *f, BfStaged *v)
+{
+	v->where[0] = bf_blocked_block_index(v->h.h1, bf_blocked_nblocks(f));
+	bf_prefetch_line(f->words + BLOOM_BLOCK_WORDS * v->where[0]);
+}
+
+void
+bf_blocked_commit(BloomFilter *f, const BfStaged *v)
+{
+	walk_positions(f->words + BLOOM_BLOCK_WORDS * v->where[0], v->h, f->nhashes,
+				   f->hash_scheme, true);
+	bf_count_insert(f);
+}
+
 bool
 bf_blocked_query(const BloomFilter *f, BloomHash h)
 {

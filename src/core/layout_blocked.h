@@ -62,6 +62,14 @@ extern bool bf_blocked_contains_value(const BloomFilter *f, uint64_t value_hash)
 /* Starts loading the value's block (all its k bits). */
 extern void bf_blocked_prefetch(const BloomFilter *f, BloomHash h);
 
+/*
+ * The inserter's steps (core/filter.h): stage finds the value's block and
+ * prefetches it; commit sets the value's bits in it and counts the value,
+ * exactly as bf_blocked_insert.
+ */
+extern void bf_blocked_stage(const BloomFilter *f, BfStaged *v);
+extern void bf_blocked_commit(BloomFilter *f, const BfStaged *v);
+
 /* Statistics from the fill of each block. */
 extern double bf_blocked_estimate_count(const BloomFilter *f);
 extern double bf_blocked_estimate_fpp(const BloomFilter *f);

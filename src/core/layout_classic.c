@@ -112,6 +112,42 @@ bf_classic_insert(BloomFilter *f, BloomHash h)
 	return changed;
 }
 
+/*
+ * The inserter's two steps: the positions computed once and their lines
+ * prefetched, then the bits set.  A filter with more hash functions than a
+ * staged value holds positions for prefetches now and inserts later.
+ */
+void
+bf_classic_stage(const BloomFilter *f, BfStaged *v)
+{
+	BfProbe		p;
+
+	if (f->nhashes > BF_STAGED_POSITIONS)
+	{
+		bf_classic_prefetch(f, v->h);
+		return;
+	}
+	p = bf_probe_start(v->h, f->hash_scheme);
+	for (uint32_t i = 0; i < f->nhashes; i++)
+	{
+		v->where[i] = bf_probe_next(&p, f->nbits);
+		bf_prefetch_line(&f->words[v->where[i] >> 6]);
+	}
+}
+
+void
+bf_classic_commit(BloomFilter *f, const BfStaged *v)
+{
+	if (f->nhashes > BF_STAGED_POSITIONS)
+	{
+		bf_classic_insert(f, v->h);
+		return;
+	}
+	for (uint32_t i = 0; i < f->nhashes; i++)
+		bf_set_bit(f->words, v->where[i]);
+	bf_count_insert(f);
+}
+
 bool
 bf_classic_query(const BloomFilter *f, BloomHash h)
 {

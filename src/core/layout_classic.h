@@ -48,6 +48,14 @@ extern bool bf_classic_contains_value(const BloomFilter *f, uint64_t value_hash)
 /* Starts loading the k words a later insert or query of h touches. */
 extern void bf_classic_prefetch(const BloomFilter *f, BloomHash h);
 
+/*
+ * The inserter's steps (core/filter.h): stage computes the value's
+ * positions and prefetches their lines; commit sets them and counts the
+ * value, exactly as bf_classic_insert.
+ */
+extern void bf_classic_stage(const BloomFilter *f, BfStaged *v);
+extern void bf_classic_commit(BloomFilter *f, const BfStaged *v);
+
 /* Values held, from the fill (Swamidass & Baldi). */
 extern double bf_classic_estimate_count(const BloomFilter *f);
 

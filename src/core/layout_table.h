@@ -44,7 +44,13 @@ typedef struct LayoutOps
 	bool		(*insert) (BloomFilter *f, BloomHash h);
 	bool		(*query) (const BloomFilter *f, BloomHash h);
 	void		(*prefetch) (const BloomFilter *f, BloomHash h);
-	void		(*insert_batch) (BloomFilter *f, const BloomHash *h, int n);
+	/*
+	 * the inserter (filter.h): stage computes what inserting v->h needs
+	 * into v->where and prefetches the memory it touches; commit inserts
+	 * the staged value exactly as insert would, and counts it
+	 */
+	void		(*stage) (const BloomFilter *f, BfStaged *v);
+	void		(*commit) (BloomFilter *f, const BfStaged *v);
 	/* a value by its hash */
 	bool		(*contains_value) (const BloomFilter *f, uint64_t value_hash);
 	int			(*probe_batch) (const BloomFilter *f, const uint64_t *hashes, int n,
