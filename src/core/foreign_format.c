@@ -8,6 +8,8 @@
 #include "foreign_format.h"
 
 #include "foreign_hash.h"
+#include "layout_guava.h"
+#include "layout_spark.h"
 #include "layout_splitblock.h"
 #include "little_endian.h"
 
@@ -594,4 +596,76 @@ bf_foreign_hash_bytes(const BloomFilter *f, const void *p, size_t len)
 			break;
 	}
 	return h;
+}
+
+BloomHash
+bf_foreign_hash_int(const BloomFilter *f, uint64_t v, size_t len)
+{
+	BloomHash	h = {0, 0};
+
+	switch (f->layout)
+	{
+		case BLOOM_LAYOUT_PARQUET:
+			h.h1 = len == 4 ? bf_xxh64_u32((uint32_t) v, 0) : bf_xxh64_u64(v, 0);
+			return h;
+		case BLOOM_LAYOUT_GUAVA:
+		case BLOOM_LAYOUT_GUAVA32:
+			{
+				uint64_t	out[2];
+
+				bf_murmur3_128_small(v, len, 0, out);
+				h.h1 = out[0];
+				h.h2 = out[1];
+				return h;
+			}
+		default:
+			{
+				uint8_t		bytes[8];
+
+				if (bf_foreign_raw_longs(f))
+				{
+					/* putBinary of the bytes: Spark's tail rule reads them one by one */
+					for (size_t i = 0; i < len; i++)
+						bytes[i] = (uint8_t) (v >> (8 * i));
+					return bf_foreign_hash_bytes(f, bytes, len);
+				}
+				return bf_foreign_hash_long(f, len == 4 ? bf_xxh64_u32((uint32_t) v, BF_SPARK_XXHASH_SEED)
+											: bf_xxh64_u64(v, BF_SPARK_XXHASH_SEED));
+			}
+	}
+}
+
+bool
+bf_foreign_query(const BloomFilter *f, const BfModulus *mod, BloomHash h)
+{
+	switch (f->layout)
+	{
+		case BLOOM_LAYOUT_GUAVA:
+			return bf_guava_query_mod(f, h, mod);
+		case BLOOM_LAYOUT_GUAVA32:
+			return bf_guava32_query_mod(f, h, mod);
+		case BLOOM_LAYOUT_SPARK:
+			return bf_spark_query_mod(f, h, mod);
+		case BLOOM_LAYOUT_SPARK2:
+			return bf_spark2_query_mod(f, h, mod);
+		default:
+			return bf_query(f, h);
+	}
+}
+
+int
+bf_foreign_query_batch(const BloomFilter *f, const BfModulus *mod, const BloomHash *h, int n,
+					   bool *found)
+{
+	int			nfound = 0;
+
+	/* the split-block layout needs no modulus and prefetches its blocks */
+	if (f->layout == BLOOM_LAYOUT_PARQUET)
+		return bf_query_batch(f, h, n, found);
+	for (int i = 0; i < n; i++)
+	{
+		found[i] = bf_foreign_query(f, mod, h[i]);
+		nfound += found[i];
+	}
+	return nfound;
 }

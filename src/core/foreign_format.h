@@ -17,6 +17,7 @@
 #define BF_FOREIGN_FORMAT_H
 
 #include "filter.h"
+#include "foreign_positions.h"
 
 typedef enum BfForeignFormat
 {
@@ -75,6 +76,21 @@ extern void bf_foreign_export(const BloomFilter *f, int format, uint8_t *out);
  * raw longs, the bytes are put as Spark's putBinary puts them.
  */
 extern BloomHash bf_foreign_hash_bytes(const BloomFilter *f, const void *p, size_t len);
+
+/*
+ * The same for the integer v as its 4 (len 4, v < 2^32) or 8 little-endian
+ * bytes, without going through memory.
+ */
+extern BloomHash bf_foreign_hash_int(const BloomFilter *f, uint64_t v, size_t len);
+
+/*
+ * Probing with the modulus of f's positions prepared once per filter
+ * (bf_modulus(f->nbits), foreign_positions.h): bf_query and bf_query_batch
+ * of a foreign filter without a 128-bit division per value.
+ */
+extern bool bf_foreign_query(const BloomFilter *f, const BfModulus *mod, BloomHash h);
+extern int	bf_foreign_query_batch(const BloomFilter *f, const BfModulus *mod,
+								   const BloomHash *h, int n, bool *found);
 
 /* Spark: the BloomHash of the long v put as it is (putLong). */
 extern BloomHash bf_foreign_hash_long(const BloomFilter *f, uint64_t v);

@@ -203,6 +203,22 @@ murmur_tail(const uint8_t *tail, size_t n, uint64_t *k1, uint64_t *k2)
 		*k1 = (*k1 << 8) | tail[i - 1];
 }
 
+/* The finalization: the length, the two halves mixed into each other. */
+static inline void
+murmur_finish(uint64_t h1, uint64_t h2, size_t len, uint64_t out[2])
+{
+	h1 ^= (uint64_t) len;
+	h2 ^= (uint64_t) len;
+	h1 += h2;
+	h2 += h1;
+	h1 = fmix64(h1);
+	h2 = fmix64(h2);
+	h1 += h2;
+	h2 += h1;
+	out[0] = h1;
+	out[1] = h2;
+}
+
 void
 bf_murmur3_128(const void *data, size_t len, uint32_t seed, uint64_t out[2])
 {
@@ -229,16 +245,13 @@ bf_murmur3_128(const void *data, size_t len, uint32_t seed, uint64_t out[2])
 		h2 ^= mix_k2(k2);
 	if ((len & 15) > 0)
 		h1 ^= mix_k1(k1);
-	h1 ^= (uint64_t) len;
-	h2 ^= (uint64_t) len;
-	h1 += h2;
-	h2 += h1;
-	h1 = fmix64(h1);
-	h2 = fmix64(h2);
-	h1 += h2;
-	h2 += h1;
-	out[0] = h1;
-	out[1] = h2;
+	murmur_finish(h1, h2, len, out);
+}
+
+void
+bf_murmur3_128_small(uint64_t v, size_t len, uint32_t seed, uint64_t out[2])
+{
+	murmur_finish(seed ^ mix_k1(v), seed, len, out);
 }
 
 /* ---------------------------------------------------------------------

@@ -28,6 +28,12 @@ extern uint64_t bf_xxh64_u64(uint64_t v, uint64_t seed);
 extern void bf_murmur3_128(const void *p, size_t len, uint32_t seed, uint64_t out[2]);
 
 /*
+ * The same of the len (1 to 8) little-endian bytes of v (v < 2^(8 len)),
+ * without reading memory: Guava's longFunnel and integerFunnel.
+ */
+extern void bf_murmur3_128_small(uint64_t v, size_t len, uint32_t seed, uint64_t out[2]);
+
+/*
  * MurmurHash3 x86_32 of a 64-bit integer as Spark's sketch hashes a long:
  * its low 32 bits, then its high 32 bits, as two blocks of one 8-byte input.
  */

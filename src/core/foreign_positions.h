@@ -17,8 +17,10 @@
  * x mod m without a division per position (Lemire, Kaser & Kurz, "Faster
  * Remainder by Direct Computation", 2019): with M = floor((2^128 - 1) / m)
  * + 1, x mod m is the high 64 bits of ((M * x) mod 2^128) * m, exact for
- * every 64-bit x and m.  One 128-bit division per value, then a few
- * multiplications per position, where Java's % costs a division each.
+ * every 64-bit x and m.  One 128-bit division per filter (a probe that
+ * prepares it once, foreign_format.h's bf_foreign_query) or per value (the
+ * layout table's entries), then a few multiplications per position, where
+ * Java's % costs a division each.
  */
 typedef struct BfModulus
 {
@@ -74,15 +76,14 @@ bf_position_int32(uint32_t a, uint32_t b, uint32_t i, const BfModulus *m)
  * clear one).
  */
 static inline bool
-bf_positions_int32(uint64_t *words, uint64_t m, uint32_t k, uint32_t a, uint32_t b,
+bf_positions_int32(uint64_t *words, const BfModulus *mod, uint32_t k, uint32_t a, uint32_t b,
 				   bool insert)
 {
 	bool		changed = false;
-	BfModulus	mod = bf_modulus(m);
 
 	for (uint32_t i = 1; i <= k; i++)
 	{
-		uint64_t	pos = bf_position_int32(a, b, i, &mod);
+		uint64_t	pos = bf_position_int32(a, b, i, mod);
 
 		if (insert)
 			changed |= bf_set_bit(words, pos);

@@ -61,15 +61,14 @@ bf_guava_shape_check(const BloomShape *s, char *errbuf)
 
 /* MITZ_64: k positions stepping by h2 from h1, sign bit cleared, mod m. */
 static inline bool
-walk_mitz64(uint64_t *words, uint64_t m, uint32_t k, BloomHash h, bool insert)
+walk_mitz64(uint64_t *words, const BfModulus *mod, uint32_t k, BloomHash h, bool insert)
 {
 	uint64_t	c = h.h1;
 	bool		changed = false;
-	BfModulus	mod = bf_modulus(m);
 
 	for (uint32_t i = 0; i < k; i++, c += h.h2)
 	{
-		uint64_t	pos = bf_mod(c & UINT64_C(0x7fffffffffffffff), &mod);
+		uint64_t	pos = bf_mod(c & UINT64_C(0x7fffffffffffffff), mod);
 
 		if (insert)
 			changed |= bf_set_bit(words, pos);
@@ -82,7 +81,8 @@ walk_mitz64(uint64_t *words, uint64_t m, uint32_t k, BloomHash h, bool insert)
 bool
 bf_guava_insert(BloomFilter *f, BloomHash h)
 {
-	bool		changed = walk_mitz64(f->words, f->nbits, f->nhashes, h, true);
+	BfModulus	mod = bf_modulus(f->nbits);
+	bool		changed = walk_mitz64(f->words, &mod, f->nhashes, h, true);
 
 	bf_count_insert(f);
 	return changed;
@@ -91,13 +91,22 @@ bf_guava_insert(BloomFilter *f, BloomHash h)
 bool
 bf_guava_query(const BloomFilter *f, BloomHash h)
 {
-	return walk_mitz64((uint64_t *) f->words, f->nbits, f->nhashes, h, false);
+	BfModulus	mod = bf_modulus(f->nbits);
+
+	return bf_guava_query_mod(f, h, &mod);
+}
+
+bool
+bf_guava_query_mod(const BloomFilter *f, BloomHash h, const BfModulus *mod)
+{
+	return walk_mitz64((uint64_t *) f->words, mod, f->nhashes, h, false);
 }
 
 bool
 bf_guava32_insert(BloomFilter *f, BloomHash h)
 {
-	bool		changed = bf_positions_int32(f->words, f->nbits, f->nhashes,
+	BfModulus	mod = bf_modulus(f->nbits);
+	bool		changed = bf_positions_int32(f->words, &mod, f->nhashes,
 											 (uint32_t) h.h1, (uint32_t) (h.h1 >> 32), true);
 
 	bf_count_insert(f);
@@ -107,7 +116,15 @@ bf_guava32_insert(BloomFilter *f, BloomHash h)
 bool
 bf_guava32_query(const BloomFilter *f, BloomHash h)
 {
-	return bf_positions_int32((uint64_t *) f->words, f->nbits, f->nhashes,
+	BfModulus	mod = bf_modulus(f->nbits);
+
+	return bf_guava32_query_mod(f, h, &mod);
+}
+
+bool
+bf_guava32_query_mod(const BloomFilter *f, BloomHash h, const BfModulus *mod)
+{
+	return bf_positions_int32((uint64_t *) f->words, mod, f->nhashes,
 							  (uint32_t) h.h1, (uint32_t) (h.h1 >> 32), false);
 }
 

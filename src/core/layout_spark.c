@@ -61,7 +61,8 @@ bf_spark_shape_check(const BloomShape *s, char *errbuf)
 bool
 bf_spark_insert(BloomFilter *f, BloomHash h)
 {
-	bool		changed = bf_positions_int32(f->words, f->nbits, f->nhashes,
+	BfModulus	mod = bf_modulus(f->nbits);
+	bool		changed = bf_positions_int32(f->words, &mod, f->nhashes,
 											 (uint32_t) h.h1, (uint32_t) h.h2, true);
 
 	bf_count_insert(f);
@@ -71,18 +72,25 @@ bf_spark_insert(BloomFilter *f, BloomHash h)
 bool
 bf_spark_query(const BloomFilter *f, BloomHash h)
 {
-	return bf_positions_int32((uint64_t *) f->words, f->nbits, f->nhashes,
+	BfModulus	mod = bf_modulus(f->nbits);
+
+	return bf_spark_query_mod(f, h, &mod);
+}
+
+bool
+bf_spark_query_mod(const BloomFilter *f, BloomHash h, const BfModulus *mod)
+{
+	return bf_positions_int32((uint64_t *) f->words, mod, f->nhashes,
 							  (uint32_t) h.h1, (uint32_t) h.h2, false);
 }
 
 /* Version 2: a 64-bit running combination, complemented in place when negative. */
 static inline bool
-walk_v2(uint64_t *words, uint64_t m, uint32_t k, BloomHash h, bool insert)
+walk_v2(uint64_t *words, const BfModulus *mod, uint32_t k, BloomHash h, bool insert)
 {
 	int64_t		c = (int64_t) (int32_t) (uint32_t) h.h1 * INT64_C(2147483647);
 	int64_t		step = (int32_t) (uint32_t) h.h2;
 	bool		changed = false;
-	BfModulus	mod = bf_modulus(m);
 
 	for (uint32_t i = 0; i < k; i++)
 	{
@@ -91,7 +99,7 @@ walk_v2(uint64_t *words, uint64_t m, uint32_t k, BloomHash h, bool insert)
 		c = (int64_t) ((uint64_t) c + (uint64_t) step);
 		if (c < 0)
 			c = ~c;
-		pos = bf_mod((uint64_t) c, &mod);
+		pos = bf_mod((uint64_t) c, mod);
 		if (insert)
 			changed |= bf_set_bit(words, pos);
 		else if (!bf_test_bit(words, pos))
@@ -103,7 +111,8 @@ walk_v2(uint64_t *words, uint64_t m, uint32_t k, BloomHash h, bool insert)
 bool
 bf_spark2_insert(BloomFilter *f, BloomHash h)
 {
-	bool		changed = walk_v2(f->words, f->nbits, f->nhashes, h, true);
+	BfModulus	mod = bf_modulus(f->nbits);
+	bool		changed = walk_v2(f->words, &mod, f->nhashes, h, true);
 
 	bf_count_insert(f);
 	return changed;
@@ -112,7 +121,15 @@ bf_spark2_insert(BloomFilter *f, BloomHash h)
 bool
 bf_spark2_query(const BloomFilter *f, BloomHash h)
 {
-	return walk_v2((uint64_t *) f->words, f->nbits, f->nhashes, h, false);
+	BfModulus	mod = bf_modulus(f->nbits);
+
+	return bf_spark2_query_mod(f, h, &mod);
+}
+
+bool
+bf_spark2_query_mod(const BloomFilter *f, BloomHash h, const BfModulus *mod)
+{
+	return walk_v2((uint64_t *) f->words, mod, f->nhashes, h, false);
 }
 
 /* Positions are spread over the whole array: nothing worth loading early. */

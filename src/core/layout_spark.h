@@ -16,7 +16,11 @@
 #ifndef LAYOUT_SPARK_H
 #define LAYOUT_SPARK_H
 
-#include "bf_base.h"
+#include "foreign_positions.h"
+
+/* The query with the modulus of f->nbits prepared by the caller, once per filter. */
+extern bool bf_spark_query_mod(const BloomFilter *f, BloomHash h, const BfModulus *mod);
+extern bool bf_spark2_query_mod(const BloomFilter *f, BloomHash h, const BfModulus *mod);
 
 extern bool bf_spark_shape_for(double capacity, double fpp, BloomShape *shape, char *errbuf);
 extern bool bf_spark2_shape_for(double capacity, double fpp, BloomShape *shape, char *errbuf);

@@ -37,6 +37,7 @@
 #include "utils/syscache.h"
 
 #include "types/bloomfilter.h"
+#include "core/foreign_format.h"
 #include "types/foreign_value.h"
 #include "planner/batch_scan_internal.h"
 #include "planner/extension_objects.h"
@@ -324,14 +325,15 @@ key_foreign_hash(BatchScanState *state, TupleTableSlot *slot, BloomHash *hash)
 	return true;
 }
 
-/* probe_batch for a foreign filter: every key's foreign hash, then bf_query_batch. */
+/* probe_batch for a foreign filter: every key's foreign hash, then bf_foreign_query_batch. */
 static int
 probe_foreign_batch(BatchScanState *state, int n, bool *nonnull)
 {
 	for (int i = 0; i < n; i++)
 		if (!(nonnull[i] = key_foreign_hash(state, state->slots[i], &state->foreign_hashes[i])))
 			state->foreign_hashes[i] = (BloomHash) {0, 0};
-	return bf_query_batch(state->filter, state->foreign_hashes, n, state->passed);
+	return bf_foreign_query_batch(state->filter, &state->foreign.mod, state->foreign_hashes, n,
+								  state->passed);
 }
 
 /*
@@ -352,7 +354,8 @@ probe_row(BatchScanState *state, TupleTableSlot *slot)
 	{
 		BloomHash	h;
 
-		member = key_foreign_hash(state, slot, &h) && bf_query(state->filter, h);
+		member = key_foreign_hash(state, slot, &h) &&
+			bf_foreign_query(state->filter, &state->foreign.mod, h);
 	}
 	else
 		member = key_hash(state, slot, &hash) && bf_contains_value(state->filter, hash);

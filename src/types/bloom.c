@@ -293,9 +293,9 @@ contains(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 											 &bloom_type);
 
 	if (unlikely(bf_layout_foreign(f->layout)))
-		return bf_query(f, bloom_foreign_hash(bloom_foreign_encoder_for_arg(fcinfo, &cache->foreign,
-																			 f, value_argno),
-											  f, PG_GETARG_DATUM(value_argno)));
+		return bloom_foreign_contains(bloom_foreign_encoder_for_arg(fcinfo, &cache->foreign,
+																	f, value_argno),
+									  f, PG_GETARG_DATUM(value_argno));
 	return bf_contains_value(f, bloom_hasher_value_hash(&cache->hashers[0],
 														PG_GETARG_DATUM(value_argno),
 														f->seed, f->hash_scheme));

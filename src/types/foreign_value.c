@@ -448,6 +448,8 @@ bloom_foreign_encoder_prepare(ForeignEncoder *enc, const BloomFilter *f, Oid typ
 	enc->typid = typid;
 	enc->layout = f->layout;
 	enc->seed = f->seed;
+	enc->nbits = f->nbits;
+	enc->mod = bf_modulus(f->nbits);
 	enc->kind = kind;
 	enc->source = src;
 }
@@ -458,7 +460,8 @@ bloom_foreign_encoder_for_arg(FunctionCallInfo fcinfo, void **slot, const BloomF
 {
 	ForeignEncoder *enc = (ForeignEncoder *) *slot;
 
-	if (likely(enc != NULL && enc->layout == f->layout && enc->seed == f->seed))
+	if (likely(enc != NULL && enc->layout == f->layout && enc->seed == f->seed &&
+			   enc->nbits == f->nbits))
 		return enc;
 	if (enc == NULL)
 	{
@@ -643,12 +646,10 @@ bloom_foreign_hash(const ForeignEncoder *enc, const BloomFilter *f, Datum value)
 
 				if (v < PG_INT32_MIN || v > PG_INT32_MAX)
 					out_of_range(psprintf("integer " INT64_FORMAT, v), "32-bit");
-				put_le(buf, (uint64) v, 4);
-				return bf_foreign_hash_bytes(f, buf, 4);
+				return bf_foreign_hash_int(f, (uint32) v, 4);
 			}
 		case EK_INT64:
-			put_le(buf, (uint64) integer_value(enc, f, value), 8);
-			return bf_foreign_hash_bytes(f, buf, 8);
+			return bf_foreign_hash_int(f, (uint64) integer_value(enc, f, value), 8);
 		case EK_LONG_RAW:
 			return bf_foreign_hash_long(f, (uint64) integer_value(enc, f, value));
 		case EK_FLOAT:
@@ -692,4 +693,10 @@ bloom_foreign_hash(const ForeignEncoder *enc, const BloomFilter *f, Datum value)
 				return bf_foreign_hash_bytes(f, s, len);
 			}
 	}
+}
+
+bool
+bloom_foreign_contains(const ForeignEncoder *enc, const BloomFilter *f, Datum value)
+{
+	return bf_foreign_query(f, &enc->mod, bloom_foreign_hash(enc, f, value));
 }

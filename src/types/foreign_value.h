@@ -13,13 +13,16 @@
 #include "fmgr.h"
 
 #include "core/filter.h"
+#include "core/foreign_positions.h"
 
 /* How a value of one SQL type becomes foreign bytes (foreign_value.c). */
 typedef struct ForeignEncoder
 {
 	Oid			typid;			/* the value's SQL type */
-	uint8		layout;			/* resolved for this layout ... */
-	uint64		seed;			/* ... and this foreign hashing word */
+	uint8		layout;			/* resolved for this layout, */
+	uint64		seed;			/* foreign hashing word */
+	uint64		nbits;			/* and size: */
+	BfModulus	mod;			/* the positions' modulus, for bf_foreign_query */
 	int			kind;			/* the encoding, an EncodeKind */
 	int			source;			/* how the Datum is read, a SourceKind */
 } ForeignEncoder;
@@ -42,6 +45,9 @@ extern void bloom_foreign_encoder_prepare(ForeignEncoder *enc, const BloomFilter
 
 /* The foreign system's hash of value in f (enc prepared for f). */
 extern BloomHash bloom_foreign_hash(const ForeignEncoder *enc, const BloomFilter *f, Datum value);
+
+/* True if f may hold value, as the foreign system answers (enc prepared for f). */
+extern bool bloom_foreign_contains(const ForeignEncoder *enc, const BloomFilter *f, Datum value);
 
 /*
  * The encoder of a call site for argument argno, kept in fn_extra's cache

@@ -382,9 +382,54 @@ test_modulus(void)
 	CHECK_EQ_U64(wrong, 0);
 }
 
+/* The integer shortcuts hash as the bytes do, for every layout and mode. */
+static void
+test_int_shortcuts(void)
+{
+	static const int layouts[] = {
+		BLOOM_LAYOUT_PARQUET, BLOOM_LAYOUT_GUAVA, BLOOM_LAYOUT_GUAVA32,
+		BLOOM_LAYOUT_SPARK, BLOOM_LAYOUT_SPARK2
+	};
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+
+	for (int i = 0; i < 5; i++)
+		for (int raw = 0; raw < 2; raw++)
+		{
+			BloomShape	s;
+			BloomFilter *f;
+			BfModulus	mod;
+
+			CHECK(bf_shape_for(1000, 0.01, layouts[i], &s, errbuf));
+			f = alloc_filter(&s);
+			f->seed = raw ? BF_FOREIGN_RAW_LONGS | 99 : 0;
+			mod = bf_modulus(f->nbits);
+			for (uint64_t v = 0; v < 2000; v++)
+			{
+				uint64_t	x = v * UINT64_C(0x9e3779b97f4a7c15);
+				uint8_t		le[8];
+				BloomHash	a,
+							b;
+
+				for (int j = 0; j < 8; j++)
+					le[j] = (uint8_t) (x >> (8 * j));
+				a = bf_foreign_hash_int(f, x, 8);
+				b = bf_foreign_hash_bytes(f, le, 8);
+				CHECK(a.h1 == b.h1 && a.h2 == b.h2);
+				a = bf_foreign_hash_int(f, (uint32_t) x, 4);
+				b = bf_foreign_hash_bytes(f, le, 4);
+				CHECK(a.h1 == b.h1 && a.h2 == b.h2);
+				if (v % 2 == 0)
+					bf_insert(f, a);
+				CHECK(bf_foreign_query(f, &mod, a) == bf_query(f, a));
+			}
+			free(f);
+		}
+}
+
 int
 main(void)
 {
+	RUN(test_int_shortcuts);
 	RUN(test_modulus);
 	RUN(test_xxh64);
 	RUN(test_murmur);
