@@ -40,6 +40,30 @@ bf_modulus(uint64_t m)
 	return r;
 }
 
+/*
+ * bf_modulus of m through a cache of the last m: a probe's 128-bit division
+ * costs as much as the rest of it, and a scan probes one filter.  One entry
+ * per thread where the compiler has thread-local storage (a backend has one
+ * thread); without it, no cache.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define BF_THREAD_LOCAL __thread
+#endif
+
+static inline BfModulus
+bf_modulus_cached(uint64_t m)
+{
+#ifdef BF_THREAD_LOCAL
+	static BF_THREAD_LOCAL BfModulus last;
+
+	if (last.m != m)
+		last = bf_modulus(m);
+	return last;
+#else
+	return bf_modulus(m);
+#endif
+}
+
 static inline uint64_t
 bf_mod(uint64_t x, const BfModulus *r)
 {
@@ -78,7 +102,7 @@ bf_positions_int32(uint64_t *words, uint64_t m, uint32_t k, uint32_t a, uint32_t
 				   bool insert)
 {
 	bool		changed = false;
-	BfModulus	mod = bf_modulus(m);
+	BfModulus	mod = bf_modulus_cached(m);
 
 	for (uint32_t i = 1; i <= k; i++)
 	{

@@ -65,7 +65,7 @@ walk_mitz64(uint64_t *words, uint64_t m, uint32_t k, BloomHash h, bool insert)
 {
 	uint64_t	c = h.h1;
 	bool		changed = false;
-	BfModulus	mod = bf_modulus(m);
+	BfModulus	mod = bf_modulus_cached(m);
 
 	for (uint32_t i = 0; i < k; i++, c += h.h2)
 	{

@@ -82,7 +82,7 @@ walk_v2(uint64_t *words, uint64_t m, uint32_t k, BloomHash h, bool insert)
 	int64_t		c = (int64_t) (int32_t) (uint32_t) h.h1 * INT64_C(2147483647);
 	int64_t		step = (int32_t) (uint32_t) h.h2;
 	bool		changed = false;
-	BfModulus	mod = bf_modulus(m);
+	BfModulus	mod = bf_modulus_cached(m);
 
 	for (uint32_t i = 0; i < k; i++)
 	{
