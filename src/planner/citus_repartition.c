@@ -42,7 +42,11 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
 #include "access/parallel.h"
+#include "access/skey.h"
+#include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
@@ -56,6 +60,7 @@
 #include "optimizer/planner.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -414,32 +419,61 @@ citus_installed(void)
 	return OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE));
 }
 
-/* The side's distribution from pg_dist_partition; false if not distributed. */
+/*
+ * The side's distribution, from pg_dist_partition read directly (by its
+ * index on logicalrelid where it has one): no statement is run for joins
+ * of tables Citus does not distribute.  False if not distributed.
+ */
 static bool
 read_distribution(JoinSide *side)
 {
-	Oid			argtypes[1] = {OIDOID};
-	Datum		args[1] = {ObjectIdGetDatum(side->rte->relid)};
-	bool		isnull;
-	char	   *partkey;
-	Node	   *keynode;
+	Oid			catalog = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
+	Oid			index = get_relname_relid("pg_dist_partition_logical_relid_index",
+										  PG_CATALOG_NAMESPACE);
+	AttrNumber	relid_att = get_attnum(catalog, "logicalrelid");
+	AttrNumber	method_att = get_attnum(catalog, "partmethod");
+	AttrNumber	key_att = get_attnum(catalog, "partkey");
+	AttrNumber	coloc_att = get_attnum(catalog, "colocationid");
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	bool		found = false;
 
-	if (SPI_execute_with_args("SELECT partmethod::text, partkey, colocationid "
-							  "FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1",
-							  1, argtypes, args, NULL, true, 1) != SPI_OK_SELECT ||
-		SPI_processed != 1)
+	if (relid_att == InvalidAttrNumber || method_att == InvalidAttrNumber ||
+		key_att == InvalidAttrNumber || coloc_att == InvalidAttrNumber)
 		return false;
-	side->partmethod = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)[0];
-	side->colocation = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0],
-												   SPI_tuptable->tupdesc, 3, &isnull));
-	partkey = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2);
-	if (partkey == NULL)
-		return false;
-	keynode = stringToNode(partkey);
-	if (!IsA(keynode, Var))
-		return false;
-	side->distattno = ((Var *) keynode)->varattno;
-	return true;
+	rel = table_open(catalog, AccessShareLock);
+	ScanKeyInit(&key, relid_att, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(side->rte->relid));
+	scan = systable_beginscan(rel, index, OidIsValid(index), NULL, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+	{
+		TupleDesc	desc = RelationGetDescr(rel);
+		bool		method_null,
+					key_null,
+					coloc_null;
+		Datum		method = heap_getattr(tuple, method_att, desc, &method_null);
+		Datum		partkey = heap_getattr(tuple, key_att, desc, &key_null);
+		Datum		coloc = heap_getattr(tuple, coloc_att, desc, &coloc_null);
+
+		if (!method_null && !key_null && !coloc_null)
+		{
+			Node	   *keynode = stringToNode(TextDatumGetCString(partkey));
+
+			side->partmethod = DatumGetChar(method);
+			side->colocation = DatumGetInt32(coloc);
+			if (IsA(keynode, Var))
+			{
+				side->distattno = ((Var *) keynode)->varattno;
+				found = true;
+			}
+		}
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
 }
 
 static bool
@@ -651,6 +685,9 @@ try_rewrite(Query *parse, ParamListInfo boundParams, Query **original)
 		!find_equijoin(conjuncts, &a, &b) || !OidIsValid(extension_schema()) ||
 		!citus_installed())
 		return false;
+	if (!read_distribution(&a) || a.partmethod != 'h' ||
+		!read_distribution(&b) || b.partmethod != 'h')
+		return false;
 	bloom_type = extension_type("bloom");
 	contains_args[0] = bloom_type;
 	contains_args[1] = ANYELEMENTOID;
@@ -660,12 +697,9 @@ try_rewrite(Query *parse, ParamListInfo boundParams, Query **original)
 	assign_quals(conjuncts, boundParams, &a, &b);
 	if (a.quals == NIL && b.quals == NIL)
 		return false;
-
 	if (SPI_connect() != SPI_OK_CONNECT)
 		return false;
-	if (read_distribution(&a) && read_distribution(&b) &&
-		a.partmethod == 'h' && b.partmethod == 'h' &&
-		(build = choose_build_side(&a, &b, &fromwhere)) != NULL &&
+	if ((build = choose_build_side(&a, &b, &fromwhere)) != NULL &&
 		build_filter(build, fromwhere, &filter))
 		added = true;
 	SPI_finish();
