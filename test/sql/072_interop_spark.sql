@@ -5,8 +5,8 @@
 -- Spark's documentation shows for xxhash64('Spark', array(123), 2).
 SET client_min_messages = warning;
 
-CREATE TABLE sp (name text PRIMARY KEY, bytes bytea);
-INSERT INTO sp VALUES
+CREATE TABLE spark_vectors (name text PRIMARY KEY, bytes bytea);
+INSERT INTO spark_vectors VALUES
 -- version 1, create(100, 0.03), putLong(xxhash64(x)) for x = 1L, 2L, 3L:
 -- what bloom_filter_agg(xxhash64(col)) holds
 ('v1_longs', '\x00000001000000050000000c000000000000000000080000000800000400000100000000000000000000000000000000000000220000000000000000000000000000000000000000100000010080000000000000000000002000000001000000008000000000100000040020'),
@@ -19,32 +19,32 @@ INSERT INTO sp VALUES
 
 SELECT name, (bloom_info(bloom_import(bytes, 'spark'))).layout, (bloom_info(bloom_import(bytes, 'spark'))).nbits,
        (bloom_info(bloom_import(bytes, 'spark'))).nhashes
-FROM sp ORDER BY name;
+FROM spark_vectors ORDER BY name;
 
 -- Probes: values go through Spark SQL's xxhash64 (seed 42) by default.
 SELECT bloom_contains(f, 1::bigint) AND bloom_contains(f, 2::bigint) AND bloom_contains(f, 3::bigint) AS longs,
        bloom_contains(f, 4::bigint) OR bloom_contains(f, 1) AS others
-FROM (SELECT bloom_import(bytes, 'spark') f FROM sp WHERE name = 'v1_longs') s;
+FROM (SELECT bloom_import(bytes, 'spark') f FROM spark_vectors WHERE name = 'v1_longs') s;
 SELECT bloom_contains(f, 1) AND bloom_contains(f, 2) AND bloom_contains(f, 3) AS ints
-FROM (SELECT bloom_import(bytes, 'spark') f FROM sp WHERE name = 'v1_ints') s;
+FROM (SELECT bloom_import(bytes, 'spark') f FROM spark_vectors WHERE name = 'v1_ints') s;
 SELECT bloom_contains(f, 'a'::text) AND bloom_contains(f, 'héllo'::text) AS texts,
        bloom_contains(f, 'b'::text) AS other
-FROM (SELECT bloom_import(bytes, 'spark') f FROM sp WHERE name = 'v1_text') s;
+FROM (SELECT bloom_import(bytes, 'spark') f FROM spark_vectors WHERE name = 'v1_text') s;
 SELECT bloom_contains(f, 1::bigint) AND bloom_contains(f, 2) AND bloom_contains(f, 3::smallint) AS raw_longs,
        bloom_contains(f, 4::bigint) AS other
-FROM (SELECT bloom_import(bytes, 'spark', 'hash=none') f FROM sp WHERE name = 'v2_raw') s;
+FROM (SELECT bloom_import(bytes, 'spark', 'hash=none') f FROM spark_vectors WHERE name = 'v2_raw') s;
 
 -- Built here, written as Spark writes them.
 SELECT bloom_export(bloom_add_all(bloom_empty(100, 0.03, 'spark'), ARRAY[1, 2, 3]::bigint[]), 'spark')
-     = (SELECT bytes FROM sp WHERE name = 'v1_longs') AS v1_longs,
+     = (SELECT bytes FROM spark_vectors WHERE name = 'v1_longs') AS v1_longs,
        bloom_export(bloom_add_all(bloom_empty(100, 0.03, 'spark'), ARRAY[1, 2, 3]), 'spark')
-     = (SELECT bytes FROM sp WHERE name = 'v1_ints') AS v1_ints,
+     = (SELECT bytes FROM spark_vectors WHERE name = 'v1_ints') AS v1_ints,
        bloom_export(bloom_add_all(bloom_empty(100, 0.03, 'spark'), ARRAY['a', 'héllo']), 'spark')
-     = (SELECT bytes FROM sp WHERE name = 'v1_text') AS v1_text,
+     = (SELECT bytes FROM spark_vectors WHERE name = 'v1_text') AS v1_text,
        bloom_export(bloom_add_all(bloom_empty(100, 0.03, 'spark2', 'seed=7,hash=none'), ARRAY[1, 2, 3]::bigint[]), 'spark')
-     = (SELECT bytes FROM sp WHERE name = 'v2_raw') AS v2_raw,
+     = (SELECT bytes FROM spark_vectors WHERE name = 'v2_raw') AS v2_raw,
        bloom_export(bloom_add_all(bloom_empty(100, 0.03, 'spark', 'version=2, seed=7, hash=none'), ARRAY[1, 2, 3]::bigint[]), 'spark')
-     = (SELECT bytes FROM sp WHERE name = 'v2_raw') AS version_option;
+     = (SELECT bytes FROM spark_vectors WHERE name = 'v2_raw') AS version_option;
 
 -- bloom_agg in both versions; import of the export is the filter, bit for bit.
 CREATE TABLE sp_t AS SELECT g AS id, g * 7919::bigint AS k, 'v' || g AS t FROM generate_series(1, 20000) g;
@@ -73,7 +73,7 @@ SELECT bloom_union(bloom_empty(100, 0.01, 'spark'), bloom_empty(100, 0.01, 'guav
 
 -- bloom_agg with options: version 2, its seed, values put directly.
 SELECT bloom_export(bloom_agg(g::bigint, 100, 0.03, 'spark', 'version=2,seed=7,hash=none'), 'spark')
-     = (SELECT bytes FROM sp WHERE name = 'v2_raw') AS agg_v2_raw
+     = (SELECT bytes FROM spark_vectors WHERE name = 'v2_raw') AS agg_v2_raw
 FROM generate_series(1, 3) g;
 -- over no rows: the empty filter of its constant arguments
 SELECT bloom_export(bloom_agg(g::bigint, 100, 0.03, 'spark2', 'seed=7'), 'spark') AS agg_empty
