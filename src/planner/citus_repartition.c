@@ -38,7 +38,9 @@
  *	  bound twice) is replaced there and then by a new plan of the
  *	  statement, kept for that purpose (the last few), or refused with an
  *	  error if it is no longer kept; never run with a filter that may be
- *	  stale.
+ *	  stale.  So is a plan whose run's snapshot may see more than the one
+ *	  its filter was built under (READ COMMITTED takes the statement's
+ *	  snapshot after planning): it is planned again under the run's.
  */
 #include "postgres.h"
 
@@ -65,6 +67,7 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
@@ -98,9 +101,21 @@ static int	planner_depth = 0;
  * Plans that carry a filter
  * --------------------------------------------------------------------- */
 
-/* Plans made and not yet started, by serial number. */
+/*
+ * Plans made and not yet started, by serial number, with what the snapshot
+ * the filter was built under had seen: transactions completed (anywhere)
+ * and this transaction's own commands.
+ */
 #define PENDING_SLOTS		256
-static uint32 pending[PENDING_SLOTS];
+
+typedef struct PendingPlan
+{
+	uint32		serial;
+	uint64		completions;
+	CommandId	command;
+} PendingPlan;
+
+static PendingPlan pending[PENDING_SLOTS];
 static uint32 next_serial = 0;
 
 static uint32
@@ -128,7 +143,17 @@ mark_plan(PlannedStmt *stmt)
 	if (++next_serial == 0)
 		next_serial = 1;
 	serial = next_serial;
-	pending[serial % PENDING_SLOTS] = serial;
+	pending[serial % PENDING_SLOTS].serial = serial;
+	if (ActiveSnapshotSet())
+	{
+		pending[serial % PENDING_SLOTS].completions = GetActiveSnapshot()->snapXactCompletionCount;
+		pending[serial % PENDING_SLOTS].command = GetActiveSnapshot()->curcid;
+	}
+	else
+	{
+		pending[serial % PENDING_SLOTS].completions = 0;
+		pending[serial % PENDING_SLOTS].command = InvalidCommandId;
+	}
 	stmt->invalItems = lappend(stmt->invalItems, inval_item(marker_hash()));
 	stmt->invalItems = lappend(stmt->invalItems, inval_item(serial));
 	return serial;
@@ -188,7 +213,7 @@ save_statement(uint32 serial, Query *parse, const char *query_string, int cursor
 	MemoryContextSwitchTo(old);
 }
 
-static void consume_marked_plan(QueryDesc *queryDesc);
+static void consume_marked_plan(QueryDesc *queryDesc, bool check_snapshot);
 
 /*
  * A marked plan started a second time: a new plan of the same statement
@@ -207,38 +232,64 @@ replan(QueryDesc *queryDesc, uint32 serial)
 				 errdetail("The filter was computed from the data when the plan was made, and the statement is no longer kept to plan it again."),
 				 errhint("Execute a prepared statement (PREPARE, or a named protocol-level statement), which is replanned, or set bloomfilter.citus_repartition = off.")));
 	old = MemoryContextSwitchTo(GetMemoryChunkContext(queryDesc));
+	/* the new filter is built under the snapshot the plan will run with */
+	if (queryDesc->snapshot != NULL)
+		PushActiveSnapshot(queryDesc->snapshot);
 	queryDesc->plannedstmt = planner(copyObject(slot->parse), slot->query_string,
 									 slot->cursor_options, NULL);
+	if (queryDesc->snapshot != NULL)
+		PopActiveSnapshot();
 	MemoryContextSwitchTo(old);
-	consume_marked_plan(queryDesc);
+	consume_marked_plan(queryDesc, false);
+}
+
+/*
+ * Whether the snapshot a plan runs with may see rows the snapshot its
+ * filter was built under did not: a transaction completed in between (in
+ * READ COMMITTED each statement's snapshot is taken after planning), or
+ * this transaction ran a command.  Snapshots that cannot tell count as
+ * different.
+ */
+static bool
+snapshot_moved(const PendingPlan *p, Snapshot run)
+{
+	if (run == NULL)
+		return false;			/* no snapshot: nothing the filter can miss */
+	return p->completions == 0 || run->snapXactCompletionCount != p->completions ||
+		run->curcid != p->command;
 }
 
 /*
  * Before a marked plan runs: its filter is used now, for the last time.
  * The plan cache is told (so it replans before the next use), and a plan
- * that already ran once is replaced.
+ * that already ran once, or whose snapshot has moved since its filter was
+ * built, is replaced by a new plan built under the run's snapshot.
  */
 static void
-consume_marked_plan(QueryDesc *queryDesc)
+consume_marked_plan(QueryDesc *queryDesc, bool check_snapshot)
 {
 	uint32		serial = plan_serial(queryDesc->plannedstmt);
+	PendingPlan *p;
 
 	if (serial == 0 || IsParallelWorker())
 		return;
 	CallSyscacheCallbacks(FOREIGNDATAWRAPPEROID, serial);
-	if (pending[serial % PENDING_SLOTS] != serial)
+	p = &pending[serial % PENDING_SLOTS];
+	if (p->serial != serial ||
+		(check_snapshot && snapshot_moved(p, queryDesc->snapshot)))
 	{
+		p->serial = 0;
 		replan(queryDesc, serial);
 		return;
 	}
-	pending[serial % PENDING_SLOTS] = 0;
+	p->serial = 0;
 }
 
 static void
 repart_executor_start(QueryDesc *queryDesc, int eflags)
 {
 	if (queryDesc->plannedstmt != NULL && queryDesc->plannedstmt->invalItems != NIL)
-		consume_marked_plan(queryDesc);
+		consume_marked_plan(queryDesc, true);
 	if (prev_executor_start)
 		prev_executor_start(queryDesc, eflags);
 	else
