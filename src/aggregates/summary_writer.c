@@ -135,6 +135,26 @@ catalog_owner(Oid schema)
 	return owner;
 }
 
+bool
+bloom_summary_keys_pending(void)
+{
+	HASH_SEQ_STATUS status;
+	KeyBuffer  *buf;
+
+	if (buffers == NULL)
+		return false;
+	hash_seq_init(&status, buffers);
+	while ((buf = hash_seq_search(&status)) != NULL)
+	{
+		if (buf->nkeys > 0 || buf->nhashes > 0)
+		{
+			hash_seq_term(&status);
+			return true;
+		}
+	}
+	return false;
+}
+
 static void
 buffers_forget(void)
 {

@@ -10,4 +10,10 @@
 /* Defines the settings and registers the transaction callback; from _PG_init. */
 extern void bloom_summary_writer_init(void);
 
+/*
+ * Whether this transaction holds keys of rows it wrote that are in no delta
+ * yet: its own reads must not trust any summary until they are written.
+ */
+extern bool bloom_summary_keys_pending(void);
+
 #endif

@@ -45,6 +45,7 @@
 #include "utils/typcache.h"
 
 #include "pg_compat.h"
+#include "aggregates/summary_writer.h"
 #include PG_COMPAT_EXPLAIN_STATE_H
 #include PG_COMPAT_EXPLAIN_FORMAT_H
 #include "planner/summary_prune.h"
@@ -759,16 +760,17 @@ probe_of(List *candidate, ParamListInfo params)
 }
 
 /*
- * True if this transaction has written anything.  Writers buffer the keys
- * of their rows and write them as deltas before they commit, so the rows a
- * transaction wrote itself may be visible to it while their keys are not
- * yet in any delta: such a transaction prunes nothing.  Other transactions
- * see a writer's rows and deltas together, at its commit.
+ * True if this transaction holds keys of rows it wrote in no delta yet.
+ * Writers buffer the keys of their rows and write them as deltas before
+ * they commit (or once a buffer grows large), so the rows a transaction
+ * wrote itself may be visible to it while their keys are not yet in any
+ * delta: such a transaction prunes nothing.  Other transactions see a
+ * writer's rows and deltas together, at its commit.
  */
 static bool
 transaction_may_hold_unsummarized_rows(void)
 {
-	return TransactionIdIsValid(GetTopTransactionIdIfAny());
+	return bloom_summary_keys_pending();
 }
 
 /*

@@ -168,8 +168,14 @@ EXPLAIN (COSTS OFF) EXECUTE by_user(42);
 RESET plan_cache_mode;
 
 -- A writer's own rows are found in its transaction (its keys reach the
--- summary when it commits: a transaction that wrote prunes nothing); a
--- rolled-back writer's keys vanish with it.
+-- summary when it commits: a transaction holding such keys prunes
+-- nothing); a rolled-back writer's keys vanish with it.  A transaction
+-- that wrote only to another table prunes as any other.
+BEGIN;
+CREATE TEMP TABLE elsewhere (x int);
+INSERT INTO elsewhere VALUES (1);
+SELECT skipped('SELECT * FROM sp WHERE user_id = 777777') AS skipped_after_other_write;
+ROLLBACK;
 BEGIN;
 INSERT INTO sp VALUES (1, 777777, 0, 'gone');
 SELECT skipped('SELECT * FROM sp WHERE user_id = 777777') AS skipped_in_writer;
