@@ -102,17 +102,21 @@ static int	planner_depth = 0;
  * --------------------------------------------------------------------- */
 
 /*
- * Plans made and not yet started, by serial number, with what the snapshot
- * the filter was built under had seen: transactions completed (anywhere)
- * and this transaction's own commands.
+ * Plans made and not yet started, by serial number, with what decides the
+ * visibility of the snapshot the filter was built under: its bounds, the
+ * transactions it saw running (sorted), and this transaction's command.
  */
 #define PENDING_SLOTS		256
 
 typedef struct PendingPlan
 {
 	uint32		serial;
-	uint64		completions;
+	bool		known;			/* a snapshot was active when it was built */
+	TransactionId xmin;
+	TransactionId xmax;
 	CommandId	command;
+	uint32		xcnt;
+	TransactionId *xip;			/* xcnt, sorted, in TopMemoryContext */
 } PendingPlan;
 
 static PendingPlan pending[PENDING_SLOTS];
@@ -134,6 +138,46 @@ inval_item(uint32 hash)
 	return item;
 }
 
+static int
+xid_order(const void *a, const void *b)
+{
+	TransactionId x = *(const TransactionId *) a;
+	TransactionId y = *(const TransactionId *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* The running transactions of snap, sorted, in cxt. */
+static TransactionId *
+sorted_xip(Snapshot snap, MemoryContext cxt)
+{
+	TransactionId *xip = MemoryContextAlloc(cxt, sizeof(TransactionId) * Max(snap->xcnt, 1));
+
+	memcpy(xip, snap->xip, sizeof(TransactionId) * snap->xcnt);
+	qsort(xip, snap->xcnt, sizeof(TransactionId), xid_order);
+	return xip;
+}
+
+/* Records, for the plan of serial, the snapshot its filter is built under. */
+static void
+remember_snapshot(PendingPlan *p, uint32 serial)
+{
+	Snapshot	snap = ActiveSnapshotSet() ? GetActiveSnapshot() : NULL;
+
+	if (p->xip != NULL)
+		pfree(p->xip);
+	p->xip = NULL;
+	p->serial = serial;
+	p->known = snap != NULL;
+	if (snap == NULL)
+		return;
+	p->xmin = snap->xmin;
+	p->xmax = snap->xmax;
+	p->command = snap->curcid;
+	p->xcnt = snap->xcnt;
+	p->xip = sorted_xip(snap, TopMemoryContext);
+}
+
 /* Marks stmt as carrying a filter: the marker, then its serial number. */
 static uint32
 mark_plan(PlannedStmt *stmt)
@@ -143,17 +187,7 @@ mark_plan(PlannedStmt *stmt)
 	if (++next_serial == 0)
 		next_serial = 1;
 	serial = next_serial;
-	pending[serial % PENDING_SLOTS].serial = serial;
-	if (ActiveSnapshotSet())
-	{
-		pending[serial % PENDING_SLOTS].completions = GetActiveSnapshot()->snapXactCompletionCount;
-		pending[serial % PENDING_SLOTS].command = GetActiveSnapshot()->curcid;
-	}
-	else
-	{
-		pending[serial % PENDING_SLOTS].completions = 0;
-		pending[serial % PENDING_SLOTS].command = InvalidCommandId;
-	}
+	remember_snapshot(&pending[serial % PENDING_SLOTS], serial);
 	stmt->invalItems = lappend(stmt->invalItems, inval_item(marker_hash()));
 	stmt->invalItems = lappend(stmt->invalItems, inval_item(serial));
 	return serial;
@@ -235,8 +269,9 @@ replan(QueryDesc *queryDesc, uint32 serial)
 	/* the new filter is built under the snapshot the plan will run with */
 	if (queryDesc->snapshot != NULL)
 		PushActiveSnapshot(queryDesc->snapshot);
+	/* with this execution's parameter values, as a custom plan has them */
 	queryDesc->plannedstmt = planner(copyObject(slot->parse), slot->query_string,
-									 slot->cursor_options, NULL);
+									 slot->cursor_options, queryDesc->params);
 	if (queryDesc->snapshot != NULL)
 		PopActiveSnapshot();
 	MemoryContextSwitchTo(old);
@@ -245,18 +280,26 @@ replan(QueryDesc *queryDesc, uint32 serial)
 
 /*
  * Whether the snapshot a plan runs with may see rows the snapshot its
- * filter was built under did not: a transaction completed in between (in
- * READ COMMITTED each statement's snapshot is taken after planning), or
- * this transaction ran a command.  Snapshots that cannot tell count as
- * different.
+ * filter was built under did not (in READ COMMITTED each statement's
+ * snapshot is taken after planning): other bounds, other transactions
+ * running, or another command of this transaction.  A snapshot that was
+ * not known counts as different.
  */
 static bool
 snapshot_moved(const PendingPlan *p, Snapshot run)
 {
+	TransactionId *xip;
+	bool		moved;
+
 	if (run == NULL)
 		return false;			/* no snapshot: nothing the filter can miss */
-	return p->completions == 0 || run->snapXactCompletionCount != p->completions ||
-		run->curcid != p->command;
+	if (!p->known || run->snapshot_type != SNAPSHOT_MVCC || run->xmin != p->xmin ||
+		run->xmax != p->xmax || run->curcid != p->command || run->xcnt != p->xcnt)
+		return true;
+	xip = sorted_xip(run, CurrentMemoryContext);
+	moved = memcmp(xip, p->xip, sizeof(TransactionId) * p->xcnt) != 0;
+	pfree(xip);
+	return moved;
 }
 
 /*
@@ -278,6 +321,10 @@ consume_marked_plan(QueryDesc *queryDesc, bool check_snapshot)
 	if (p->serial != serial ||
 		(check_snapshot && snapshot_moved(p, queryDesc->snapshot)))
 	{
+		if (p->serial == serial)
+			elog(DEBUG1, "bloomfilter: Citus repartition join: planned again under the snapshot it runs with (xmax %u then %u, running %u then %u, command %u then %u)",
+				 p->xmax, queryDesc->snapshot->xmax, p->xcnt, queryDesc->snapshot->xcnt,
+				 p->command, queryDesc->snapshot->curcid);
 		p->serial = 0;
 		replan(queryDesc, serial);
 		return;

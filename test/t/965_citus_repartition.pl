@@ -204,6 +204,12 @@ my @param = split /\n/, sql(qq{$repartition
 my @param_off = map { sql("$repartition $off SELECT count(*), sum(f.amount) FROM fact f JOIN dim_by_grp d ON f.cust = d.id WHERE d.grp = $_") }
 	(3, 4, 3, 4, 3, 4, 5);
 is_deeply(\@param, \@param_off, 'a parameter in the restriction: seven executions, the results without the rewrite');
+# Planned and run under one snapshot when nothing happens in between: the
+# filter is built once.
+unlike(decisions('', 'SELECT count(*) FROM fact f JOIN dim_by_grp d ON f.cust = d.id WHERE d.grp = 3'),
+	qr/planned again/, 'a statement alone is not planned again');
+unlike(decisions('', 'PREPARE pr(int) AS SELECT count(*) FROM fact f JOIN dim_by_grp d ON f.cust = d.id WHERE d.grp = $1; EXECUTE pr(3); EXECUTE pr(4)'),
+	qr/planned again/, 'a prepared statement is not planned again at its start');
 like(decisions('', 'PREPARE pq(int) AS SELECT count(*) FROM fact f JOIN dim_by_grp d ON f.cust = d.id WHERE d.grp = $1; EXECUTE pq(3)'),
 	qr/fact\.cust probed with the keys of dim_by_grp/, 'a parameter in the restriction: the custom plan builds with its value');
 
