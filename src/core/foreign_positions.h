@@ -25,9 +25,12 @@
 typedef struct BfModulus
 {
 	uint64_t	m;
-#ifdef __SIZEOF_INT128__
-	unsigned __int128 magic;
-#endif
+	/*
+	 * M in two halves: a 128-bit member would make the struct need 16-byte
+	 * alignment, which the callers' allocators (8-byte) do not give.
+	 */
+	uint64_t	magic_hi;
+	uint64_t	magic_lo;
 } BfModulus;
 
 static inline BfModulus
@@ -37,7 +40,14 @@ bf_modulus(uint64_t m)
 
 	r.m = m;
 #ifdef __SIZEOF_INT128__
-	r.magic = ~(unsigned __int128) 0 / m + 1;
+	{
+		unsigned __int128 magic = ~(unsigned __int128) 0 / m + 1;
+
+		r.magic_hi = (uint64_t) (magic >> 64);
+		r.magic_lo = (uint64_t) magic;
+	}
+#else
+	r.magic_hi = r.magic_lo = 0;
 #endif
 	return r;
 }
@@ -46,7 +56,8 @@ static inline uint64_t
 bf_mod(uint64_t x, const BfModulus *r)
 {
 #ifdef __SIZEOF_INT128__
-	unsigned __int128 low = r->magic * x;
+	unsigned __int128 magic = ((unsigned __int128) r->magic_hi << 64) | r->magic_lo;
+	unsigned __int128 low = magic * x;
 	unsigned __int128 bottom = ((low & UINT64_MAX) * r->m) >> 64;
 	unsigned __int128 top = (low >> 64) * r->m;
 
