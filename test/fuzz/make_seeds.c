@@ -9,6 +9,9 @@
  *	  edge cases (every header field just out of range, truncated and padded
  *	  payloads, tail bits, bad base64, multibloom part lengths and seeds).
  *
+ *	  DIR/fuzz_foreign gets filters of each foreign layout exported in its
+ *	  formats (the first byte names the format), and damaged copies.
+ *
  *	  Usage: make_seeds DIR    (run by `make fuzz-seeds`)
  */
 #include <stdint.h>
@@ -20,6 +23,7 @@
 #include "unit.h"				/* the tests' multibloom part shapes */
 
 #include "core/base64.h"
+#include "core/foreign_format.h"
 #include "core/multibloom.h"
 
 static const char *outdir;
@@ -632,6 +636,71 @@ write_text_edge_cases(void)
 	}
 }
 
+/*
+ * Seeds of fuzz_foreign: a filter of each foreign layout with a few values,
+ * exported in each format of its layout, then truncated, padded and with
+ * its first bytes flipped.
+ */
+static void
+write_foreign_seeds(void)
+{
+	static const struct
+	{
+		const char *tag;
+		int			layout;
+		int			format;
+		double		n;
+		uint64_t	seed;
+	}			cases[] = {
+		{"parquet", BLOOM_LAYOUT_PARQUET, BF_FORMAT_PARQUET, 100, 0},
+		{"parquet-header", BLOOM_LAYOUT_PARQUET, BF_FORMAT_PARQUET_HEADER, 100, 0},
+		{"parquet-header-big", BLOOM_LAYOUT_PARQUET, BF_FORMAT_PARQUET_HEADER, 5000, 0},
+		{"guava", BLOOM_LAYOUT_GUAVA, BF_FORMAT_GUAVA, 50, 0},
+		{"guava32", BLOOM_LAYOUT_GUAVA32, BF_FORMAT_GUAVA, 50, 0},
+		{"spark", BLOOM_LAYOUT_SPARK, BF_FORMAT_SPARK, 50, 0},
+		{"spark2", BLOOM_LAYOUT_SPARK2, BF_FORMAT_SPARK, 50, 12345},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		char		errbuf[BLOOM_ERRBUF_SIZE];
+		char		name[96];
+		BloomShape	s;
+		BloomFilter *f;
+		uint64_t	n;
+		uint8_t    *out;
+
+		if (!bf_shape_for(cases[i].n, 0.01, cases[i].layout, &s, errbuf))
+			continue;			/* layout not in this build */
+		f = calloc(1, bf_shape_bytes(&s));
+		bf_init(f, &s);
+		f->seed |= cases[i].seed;
+		for (uint64_t v = 0; v < 10; v++)
+			bf_insert(f, bf_foreign_hash_int(f, v * 7919, 8));
+		n = bf_foreign_export_bytes(f, cases[i].format, errbuf);
+		if (n == 0)
+		{
+			fprintf(stderr, "%s: %s\n", cases[i].tag, errbuf);
+			exit(1);
+		}
+		out = malloc(n + 1);
+		bf_foreign_export(f, cases[i].format, out);
+		snprintf(name, sizeof(name), "foreign-%s", cases[i].tag);
+		write_seed(name, (uint8_t) cases[i].format, out, n);
+		snprintf(name, sizeof(name), "foreign-%s-truncated", cases[i].tag);
+		write_seed(name, (uint8_t) cases[i].format, out, n - 1);
+		out[n] = 0;
+		snprintf(name, sizeof(name), "foreign-%s-padded", cases[i].tag);
+		write_seed(name, (uint8_t) cases[i].format, out, n + 1);
+		out[0] ^= 0xff;
+		out[1] ^= 0x80;
+		snprintf(name, sizeof(name), "foreign-%s-damaged", cases[i].tag);
+		write_seed(name, (uint8_t) cases[i].format, out, n);
+		free(out);
+		free(f);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -673,7 +742,8 @@ main(int argc, char **argv)
 	BloomFilter *prev = NULL;
 	BloomFilter *first_classic = NULL;
 	char		bloom_dir[1024],
-				mb_dir[1024];
+				mb_dir[1024],
+				foreign_dir[1024];
 
 	if (argc != 2)
 	{
@@ -682,8 +752,10 @@ main(int argc, char **argv)
 	}
 	snprintf(bloom_dir, sizeof(bloom_dir), "%s/fuzz_bloom", argv[1]);
 	snprintf(mb_dir, sizeof(mb_dir), "%s/fuzz_multibloom", argv[1]);
+	snprintf(foreign_dir, sizeof(foreign_dir), "%s/fuzz_foreign", argv[1]);
 	mkdir(argv[1], 0755);
-	if (mkdir(bloom_dir, 0755) != 0 || mkdir(mb_dir, 0755) != 0)
+	if (mkdir(bloom_dir, 0755) != 0 || mkdir(mb_dir, 0755) != 0 ||
+		mkdir(foreign_dir, 0755) != 0)
 	{
 		perror("mkdir");
 		return 1;
@@ -739,6 +811,11 @@ main(int argc, char **argv)
 	nseeds = 0;
 	write_multibloom_seeds();
 	write_text_edge_cases();
+	printf("wrote %d seeds to %s\n", nseeds, outdir);
+
+	outdir = foreign_dir;
+	nseeds = 0;
+	write_foreign_seeds();
 	printf("wrote %d seeds to %s\n", nseeds, outdir);
 	return 0;
 }
