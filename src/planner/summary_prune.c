@@ -32,6 +32,7 @@
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "executor/nodeCustom.h"
+#include "jit/jit.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
@@ -262,6 +263,7 @@ typedef struct Replacement
 	Bitmapset  *ids;			/* plan_node_ids of the scans to replace */
 	List	   *keys;			/* the key names to show, by position in ids */
 	List	   *ordered_ids;
+	Cost		removed_cost;	/* the replaced scans' estimated total cost */
 } Replacement;
 
 static const char *
@@ -328,7 +330,10 @@ replace_scans(Plan *plan, Replacement *r)
 		case T_TidRangeScan:
 		case T_ForeignScan:
 			if (bms_is_member(plan->plan_node_id, r->ids))
+			{
+				r->removed_cost += plan->total_cost;
 				return make_skipped((Scan *) plan, keys_of(r, plan->plan_node_id));
+			}
 			return plan;
 		case T_Append:
 			children = ((Append *) plan)->appendplans;
@@ -774,6 +779,30 @@ transaction_may_hold_unsummarized_rows(void)
 }
 
 /*
+ * The JIT flags of a statement whose estimated cost fell to cost: the
+ * planner chose them for the plan before any scan was skipped, by the
+ * thresholds of jit_above_cost and its siblings (standard_planner); the
+ * statement keeps only those the remaining cost still passes.  A pruned
+ * plan of a few scans would otherwise compile expressions for tens of
+ * milliseconds to save far less.  Flags are only ever removed.
+ */
+static void
+lower_jit_flags(PlannedStmt *stmt, Cost cost)
+{
+	if (!(stmt->jitFlags & PGJIT_PERFORM))
+		return;
+	if (jit_above_cost < 0 || cost <= jit_above_cost)
+	{
+		stmt->jitFlags = PGJIT_NONE;
+		return;
+	}
+	if (jit_optimize_above_cost < 0 || cost <= jit_optimize_above_cost)
+		stmt->jitFlags &= ~PGJIT_OPT3;
+	if (jit_inline_above_cost < 0 || cost <= jit_inline_above_cost)
+		stmt->jitFlags &= ~PGJIT_INLINE;
+}
+
+/*
  * The statement to run: the marker removed, and, if pruning is on, each
  * candidate scan the summary rules out replaced by an empty node.
  */
@@ -819,6 +848,8 @@ decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
 	if (r.ids == NULL)
 		return result;
 	result->planTree = replace_scans(result->planTree, &r);
+	/* the main tree's cost only: a subplan's is not simply part of it */
+	lower_jit_flags(result, result->planTree->total_cost - r.removed_cost);
 	result->subplans = NIL;
 	foreach(lc, stmt->subplans)
 		result->subplans = lappend(result->subplans, replace_scans(lfirst(lc), &r));

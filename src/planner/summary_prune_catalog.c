@@ -538,10 +538,38 @@ visit_delta_row(ProbeWork *w, Relation rel, HeapTuple tup)
 
 typedef void (*RowVisitor) (ProbeWork *w, Relation rel, HeapTuple tup);
 
+static int
+work_leaf_cmp(const void *a, const void *b)
+{
+	Oid			x = (*(ProbeWork *const *) a)->probe->leaf;
+	Oid			y = (*(ProbeWork *const *) b)->probe->leaf;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* The first of works (sorted by leaf) whose leaf is leaf, or nworks. */
+static int
+first_work_of_leaf(ProbeWork **works, int nworks, Oid leaf)
+{
+	int			lo = 0;
+	int			hi = nworks;
+
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (works[mid]->probe->leaf < leaf)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * Calls visit for each row of rel visible under snapshot that belongs to
- * (summary_id, the leaf of one of works): one index lookup per leaf for a
- * few leaves, else one scan of the summary's rows.
+ * (summary_id, the leaf of one of works, sorted by leaf): one index lookup
+ * per leaf for a few leaves, else one scan of the summary's rows.
  */
 static void
 visit_rows(Relation rel, Oid index, Snapshot snapshot, int32 summary_id,
@@ -569,9 +597,15 @@ visit_rows(Relation rel, Oid index, Snapshot snapshot, int32 summary_id,
 
 			if (isnull)
 				continue;
-			for (int j = point ? i : 0; j < (point ? i + 1 : nworks); j++)
-				if (works[j]->probe->leaf == leaf)
-					visit(works[j], rel, tup);
+			if (point)
+			{
+				if (works[i]->probe->leaf == leaf)
+					visit(works[i], rel, tup);
+				continue;
+			}
+			for (int j = first_work_of_leaf(works, nworks, leaf);
+				 j < nworks && works[j]->probe->leaf == leaf; j++)
+				visit(works[j], rel, tup);
 		}
 		systable_endscan(scan);
 	}
@@ -584,6 +618,7 @@ decide_summary(Relation part, Relation delta, Snapshot snapshot, int32 summary_i
 {
 	int			npending = 0;
 
+	qsort(works, nworks, sizeof(ProbeWork *), work_leaf_cmp);
 	visit_rows(part, catalog.part_index, snapshot, summary_id, works, nworks,
 			   visit_part_row, false);
 	for (int i = 0; i < nworks; i++)
