@@ -395,6 +395,7 @@ typedef struct ProbeWork
 	SummaryProbe *probe;
 	ProbeState	state;
 	BloomHasher *hashers[SUMMARY_MAX_KEYS];
+	List	   *filters;		/* summary_leaf_load: the filters' copies */
 } ProbeWork;
 
 /* The hashers of one decision, shared by probes of the same value types. */
@@ -490,8 +491,8 @@ multibloom_may_hold(ProbeWork *w, const MultiBloom *mb)
  * for several): true if it may hold one of the probe's values.  A NULL
  * filter may hold anything.
  */
-static bool
-row_may_hold(ProbeWork *w, Relation rel, HeapTuple tup)
+static const void *
+row_filter(ProbeWork *w, Relation rel, HeapTuple tup)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	AttrNumber	attno = w->probe->nkeys == 1 ? 3 : 4;
@@ -499,29 +500,49 @@ row_may_hold(ProbeWork *w, Relation rel, HeapTuple tup)
 	Datum		raw;
 
 	if (desc->natts < attno)
-		return true;
+		return NULL;
 	raw = heap_getattr(tup, attno, desc, &isnull);
 	if (isnull)
-		return true;
-	if (w->probe->nkeys == 1)
-		return bloom_may_hold(w, cached_filter(rel, tup, attno, raw, &bloom_type));
-	return multibloom_may_hold(w, cached_filter(rel, tup, attno, raw, &multibloom_type));
+		return NULL;
+	return cached_filter(rel, tup, attno, raw,
+						 w->probe->nkeys == 1 ? &bloom_type : &multibloom_type);
 }
 
-/* A part row: trusted (column 5) or not; only then its filter. */
-static void
-visit_part_row(ProbeWork *w, Relation rel, HeapTuple tup)
+/* True if the filter (NULL: none, which may hold anything) may hold the probe's values. */
+static bool
+filter_may_hold(ProbeWork *w, const void *filter)
+{
+	if (filter == NULL)
+		return true;
+	if (w->probe->nkeys == 1)
+		return bloom_may_hold(w, filter);
+	return multibloom_may_hold(w, filter);
+}
+
+static bool
+row_may_hold(ProbeWork *w, Relation rel, HeapTuple tup)
+{
+	return filter_may_hold(w, row_filter(w, rel, tup));
+}
+
+/* True if a part row says its filter holds every key (column 5). */
+static bool
+part_row_trusted(Relation rel, HeapTuple tup)
 {
 	bool		isnull;
 	Datum		trusted;
 
 	if (RelationGetDescr(rel)->natts < 5)
-	{
-		w->state = PROBE_KEEP;
-		return;
-	}
+		return false;
 	trusted = heap_getattr(tup, 5, RelationGetDescr(rel), &isnull);
-	if (isnull || !DatumGetBool(trusted) || w->state != PROBE_NO_PART_ROW)
+	return !isnull && DatumGetBool(trusted);
+}
+
+/* A part row: trusted or not; only then its filter. */
+static void
+visit_part_row(ProbeWork *w, Relation rel, HeapTuple tup)
+{
+	if (!part_row_trusted(rel, tup) || w->state != PROBE_NO_PART_ROW)
 		w->state = PROBE_KEEP;	/* untrusted, or two rows: keep */
 	else if (row_may_hold(w, rel, tup))
 		w->state = PROBE_KEEP;
@@ -688,6 +709,123 @@ summary_decide(List *probes, Snapshot snapshot)
 	table_close(part, AccessShareLock);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
+}
+
+/* ---------------------------------------------------------------------
+ * Parameters of a rescan: a leaf's filters, read once per execution
+ * --------------------------------------------------------------------- */
+
+struct SummaryLeafFilters
+{
+	ProbeWork	work;			/* probe: the shape (summary, leaf, types) */
+	bool		usable;			/* one trusted part row, every filter present */
+};
+
+/* A copy of a filter from the per-backend cache (which may be reset). */
+static void *
+copy_filter(const void *filter)
+{
+	Size		size = VARSIZE(filter);
+	void	   *copy = palloc(size);
+
+	memcpy(copy, filter, size);
+	return copy;
+}
+
+static void
+collect_part_row(ProbeWork *w, Relation rel, HeapTuple tup)
+{
+	const void *filter;
+
+	if (!part_row_trusted(rel, tup) || w->state != PROBE_NO_PART_ROW)
+	{
+		w->state = PROBE_KEEP;	/* untrusted, or two rows: keep */
+		return;
+	}
+	filter = row_filter(w, rel, tup);
+	if (filter == NULL)
+	{
+		w->state = PROBE_KEEP;
+		return;
+	}
+	w->filters = lappend(w->filters, copy_filter(filter));
+	w->state = PROBE_PENDING;
+}
+
+static void
+collect_delta_row(ProbeWork *w, Relation rel, HeapTuple tup)
+{
+	const void *filter;
+
+	if (w->state != PROBE_PENDING)
+		return;
+	filter = row_filter(w, rel, tup);
+	if (filter == NULL)
+		w->state = PROBE_KEEP;
+	else
+		w->filters = lappend(w->filters, copy_filter(filter));
+}
+
+SummaryLeafFilters *
+summary_leaf_load(const SummaryProbe *shape, Snapshot snapshot)
+{
+	SummaryLeafFilters *lf = palloc0(sizeof(SummaryLeafFilters));
+	ProbeWork  *w = &lf->work;
+	Relation	part;
+	Relation	delta;
+
+	w->probe = palloc(sizeof(SummaryProbe));
+	memcpy(w->probe, shape, sizeof(SummaryProbe));
+	w->state = PROBE_NO_PART_ROW;
+	if (!summary_catalog_installed())
+		return lf;
+	for (int k = 0; k < shape->nkeys; k++)
+		if (shape->fixed[k])
+		{
+			w->hashers[k] = palloc0(sizeof(BloomHasher));
+			bloom_hasher_init(w->hashers[k], shape->valtypes[k], shape->collations[k],
+							  CurrentMemoryContext);
+		}
+	part = table_open(catalog.part_rel, AccessShareLock);
+	delta = table_open(catalog.delta_rel, AccessShareLock);
+	if (!catalog.indexes_known)
+	{
+		catalog.part_index = index_on_id_and_partition(part);
+		catalog.delta_index = index_on_id_and_partition(delta);
+		catalog.indexes_known = true;
+	}
+	visit_rows(part, catalog.part_index, snapshot, shape->summary_id, &w, 1,
+			   collect_part_row, false);
+	if (w->state == PROBE_PENDING)
+		visit_rows(delta, catalog.delta_index, snapshot, shape->summary_id, &w, 1,
+				   collect_delta_row, true);
+	table_close(delta, AccessShareLock);
+	table_close(part, AccessShareLock);
+	lf->usable = w->state == PROBE_PENDING;
+	return lf;
+}
+
+bool
+summary_leaf_may_hold(SummaryLeafFilters *lf, const SummaryProbe *values)
+{
+	ListCell   *lc;
+	SummaryProbe *shape = lf->work.probe;
+	bool		result = false;
+
+	if (!lf->usable)
+		return true;
+	/* the loaded shape with this rescan's values */
+	lf->work.probe = (SummaryProbe *) values;
+	foreach(lc, lf->work.filters)
+	{
+		if (filter_may_hold(&lf->work, lfirst(lc)))
+		{
+			result = true;
+			break;
+		}
+	}
+	lf->work.probe = shape;
+	return result;
 }
 
 void
