@@ -79,7 +79,10 @@ SET enable_hashjoin = off;
 SET enable_mergejoin = off;
 SET enable_memoize = off;
 SELECT * FROM np_plan('SELECT o.uid, e.day FROM outer_keys o JOIN np e ON e.user_id = o.uid');
-SELECT * FROM np_plan('SELECT o.uid, e.day FROM outer_keys o JOIN np e ON e.user_id = o.uid', true);
+-- (EXPLAIN ANALYZE without the counts of rows, whose format varies by release)
+SELECT regexp_replace(l, ' \(actual .*\)$', '') AS analyzed
+FROM np_plan('SELECT o.uid, e.day FROM outer_keys o JOIN np e ON e.user_id = o.uid', true) l
+WHERE l ~ 'Guard|Scans Skipped|Scan using';
 SELECT o.uid, e.day FROM outer_keys o JOIN np e ON e.user_id = o.uid ORDER BY 1, 2;
 SELECT (np_guards(q)).*, np_same(q)
 FROM (VALUES ('SELECT o.uid, e.day FROM outer_keys o JOIN np e ON e.user_id = o.uid'),
