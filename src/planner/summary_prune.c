@@ -23,6 +23,14 @@
  *	  quals already restrict it to the key's values, so the empty node
  *	  returns what the scan would have returned.  Parallel workers receive
  *	  the rewritten plan, so they run the leader's decisions.
+ *
+ *	  A scan whose key is fixed by an executor parameter (the outer value
+ *	  of a nested loop, of a LATERAL or correlated sub-select) cannot be
+ *	  decided at executor start: it is wrapped in a guard node that reads
+ *	  the leaf's filters once per execution and, at each (re)start, returns
+ *	  nothing without starting the scan when they rule out the parameter's
+ *	  values.  A pruned plan also keeps only the JIT options its remaining
+ *	  cost passes.
  */
 #include "postgres.h"
 
