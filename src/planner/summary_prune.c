@@ -534,25 +534,13 @@ flat_copy(Plan *plan)
 typedef struct Replacement
 {
 	Bitmapset  *ids;			/* plan_node_ids of the scans to replace */
-	List	   *keys;			/* the key names to show, by position in ids */
-	List	   *ordered_ids;
-	Cost		removed_cost;	/* the replaced scans' estimated total cost */
 	Bitmapset  *guard_ids;		/* plan_node_ids of the scans to guard */
-	List	   *guards;			/* per scan to guard: (id, keys, candidates) */
+	int			nids;			/* above every candidate's plan_node_id */
+	const char **keys;			/* by plan_node_id: the key names to show */
+	List	  **guards;			/* by plan_node_id: a guard's candidates */
+	Cost		removed_cost;	/* the replaced scans' estimated total cost */
 	int			next_node_id;	/* for the guards, above every node's id */
 } Replacement;
-
-static const char *
-keys_of(Replacement *r, int plan_node_id)
-{
-	ListCell   *a;
-	ListCell   *b;
-
-	forboth(a, r->ordered_ids, b, r->keys)
-		if (lfirst_int(a) == plan_node_id)
-		return strVal(lfirst(b));
-	return "";
-}
 
 static Plan *replace_scans(Plan *plan, Replacement *r);
 
@@ -577,18 +565,6 @@ replace_in_list(List *plans, Replacement *r)
 		return plans;
 	}
 	return result;
-}
-
-/* The guard spec (id, keys, candidates) of the scan plan_node_id. */
-static List *
-guard_of(Replacement *r, int plan_node_id)
-{
-	ListCell   *lc;
-
-	foreach(lc, r->guards)
-		if (intVal(linitial((List *) lfirst(lc))) == plan_node_id)
-		return lfirst(lc);
-	return NIL;
 }
 
 /*
@@ -620,15 +596,11 @@ replace_scans(Plan *plan, Replacement *r)
 			if (bms_is_member(plan->plan_node_id, r->ids))
 			{
 				r->removed_cost += plan->total_cost;
-				return make_skipped((Scan *) plan, keys_of(r, plan->plan_node_id));
+				return make_skipped((Scan *) plan, r->keys[plan->plan_node_id]);
 			}
 			if (bms_is_member(plan->plan_node_id, r->guard_ids))
-			{
-				List	   *spec = guard_of(r, plan->plan_node_id);
-
-				return make_guard((Scan *) plan, strVal(lsecond(spec)), lthird(spec),
-								  r->next_node_id++);
-			}
+				return make_guard((Scan *) plan, r->keys[plan->plan_node_id],
+								  r->guards[plan->plan_node_id], r->next_node_id++);
 			return plan;
 		case T_Append:
 			children = ((Append *) plan)->appendplans;
@@ -1252,6 +1224,10 @@ decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
 	}
 	summary_decide(probes, queryDesc->snapshot);
 	memset(&r, 0, sizeof(r));
+	foreach(lc, marker->custom_private)
+		r.nids = Max(r.nids, intVal(linitial((List *) lfirst(lc))) + 1);
+	r.keys = palloc0(sizeof(char *) * r.nids);
+	r.guards = palloc0(sizeof(List *) * r.nids);
 	forboth(lc, candidates, lp, probes)
 	{
 		List	   *c = lfirst(lc);
@@ -1260,26 +1236,20 @@ decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
 		if (!((SummaryProbe *) lfirst(lp))->prune || bms_is_member(id, r.ids))
 			continue;
 		r.ids = bms_add_member(r.ids, id);
-		r.ordered_ids = lappend_int(r.ordered_ids, id);
-		r.keys = lappend(r.keys, lfourth(c));
+		r.keys[id] = strVal(lfourth(c));
 	}
 	/* the scans decided at each start, unless skipped already */
 	foreach(lc, guarded)
 	{
 		List	   *c = lfirst(lc);
 		int			id = intVal(linitial(c));
-		List	   *spec;
 
 		if (bms_is_member(id, r.ids))
 			continue;
-		spec = guard_of(&r, id);
-		if (spec == NIL)
-		{
-			spec = list_make3(makeInteger(id), lfourth(c), NIL);
-			r.guards = lappend(r.guards, spec);
-			r.guard_ids = bms_add_member(r.guard_ids, id);
-		}
-		lthird(spec) = lappend(lthird(spec), c);
+		if (r.guards[id] == NIL)
+			r.keys[id] = strVal(lfourth(c));
+		r.guards[id] = lappend(r.guards[id], c);
+		r.guard_ids = bms_add_member(r.guard_ids, id);
 	}
 	if (r.ids == NULL && r.guard_ids == NULL)
 		return result;
