@@ -4,8 +4,8 @@
 # ROWS rows (10^7), each user in 1 to 3 days.  For KEYS random users:
 # `SELECT * FROM events WHERE user_id = $1` through one generic plan
 # (PL/pgSQL, plan_cache_mode = force_generic_plan) with the summary's
-# pruning off and on, interleaved (the order alternates per key); the ratio
-# of the total times; the partitions read per key against the days holding
+# pruning off and on, interleaved (the order alternates per key), with JIT
+# as the server has it and then off for both; the ratio of the total times; the partitions read per key against the days holding
 # it (the rest are the filters' false positives, about 365 x fpp).  Then
 # the planning time of queries the summary leaves alone (a plain table, and
 # a partitioned table of 365 partitions without a summary), the setting on
@@ -41,6 +41,7 @@ start_cluster bench "" listen_addresses= shared_buffers=1GB work_mem=64MB \
 
 # Users 1..U, each in 1 + u % 3 days (spread over the year), 5 rows a day:
 # ROWS rows in all.
+LOAD_START=$(cut -d' ' -f1 /proc/loadavg)
 USERS=$((ROWS / 10))
 echo "loading $ROWS rows of $USERS users into 365 partitions" >&2
 T0=$(date +%s)
@@ -81,30 +82,35 @@ psql_on bench <<'SQL'
 -- Two functions, so that each has its own cached plan, made (and made
 -- again after any invalidation, such as autovacuum's ANALYZE) under its
 -- own setting: timed_off's plan is the plan without summary pruning.
-CREATE FUNCTION timed_on(k bigint) RETURNS float8 LANGUAGE plpgsql AS $$
+CREATE FUNCTION timed_on(k bigint, jit boolean) RETURNS float8 LANGUAGE plpgsql AS $$
 DECLARE
 	t0 timestamptz;
 	n bigint;
 BEGIN
 	PERFORM set_config('bloomfilter.enable_summary_pruning', 'on', true);
+	PERFORM set_config('jit', jit::text, true);
 	t0 := clock_timestamp();
 	SELECT count(*) INTO n FROM (SELECT * FROM events WHERE user_id = k) s;
 	RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
 END
 $$;
-CREATE FUNCTION timed_off(k bigint) RETURNS float8 LANGUAGE plpgsql AS $$
+CREATE FUNCTION timed_off(k bigint, jit boolean) RETURNS float8 LANGUAGE plpgsql AS $$
 DECLARE
 	t0 timestamptz;
 	n bigint;
 BEGIN
 	PERFORM set_config('bloomfilter.enable_summary_pruning', 'off', true);
+	PERFORM set_config('jit', jit::text, true);
 	t0 := clock_timestamp();
 	SELECT count(*) INTO n FROM (SELECT * FROM events WHERE user_id = k) s;
 	RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
 END
 $$;
-CREATE FUNCTION timed(k bigint, pruning boolean) RETURNS float8 LANGUAGE sql AS $$
-	SELECT CASE WHEN pruning THEN timed_on(k) ELSE timed_off(k) END
+-- jit: the server's setting (on: the planner's choice for the plan of all
+-- partitions, which a pruned plan lowers to what its remaining cost
+-- passes), or off for both
+CREATE FUNCTION timed(k bigint, pruning boolean, jit boolean DEFAULT true) RETURNS float8 LANGUAGE sql AS $$
+	SELECT CASE WHEN pruning THEN timed_on(k, jit) ELSE timed_off(k, jit) END
 $$;
 -- partitions read for key k: the scans EXPLAIN ANALYZE shows executed
 CREATE FUNCTION scans_read(k bigint) RETURNS int LANGUAGE plpgsql AS $$
@@ -141,19 +147,21 @@ SELECT setseed(0.365);
 CREATE TEMP TABLE keys AS SELECT i, 1 + (random() * ($USERS - 1))::bigint AS k FROM generate_series(1, $KEYS) i;
 -- warm both paths (buffers, the filters' per-backend cache)
 SELECT sum(timed(k, true)) + sum(timed(k, false)) >= 0 FROM keys WHERE i <= 2;
--- one SELECT, no write: a transaction that wrote prunes nothing
-WITH runs AS MATERIALIZED (
-SELECT i, k, rep, t[1] AS off_ms, t[2] AS on_ms
-FROM keys, generate_series(1, $REPS) rep,
+-- one SELECT, no write: a transaction that wrote prunes nothing; jit as
+-- the server has it, then off for both
+CREATE TEMP TABLE runs AS
+SELECT jit, i, k, rep, t[1] AS off_ms, t[2] AS on_ms
+FROM (VALUES (true), (false)) j(jit), keys, generate_series(1, $REPS) rep,
      LATERAL (SELECT CASE WHEN (i + rep) % 2 = 0
-                          THEN ARRAY[timed(k, false), timed(k, true)]
-                          ELSE (SELECT ARRAY[b, a] FROM (SELECT timed(k, true) AS a) x,
-                                       LATERAL (SELECT timed(k, false) AS b) y) END AS t) s),
-     best AS (SELECT k, min(off_ms) AS off_ms, min(on_ms) AS on_ms FROM runs GROUP BY k)
-SELECT 'ratio', round((sum(off_ms) / sum(on_ms))::numeric, 1),
+                          THEN ARRAY[timed(k, false, jit), timed(k, true, jit)]
+                          ELSE (SELECT ARRAY[b, a] FROM (SELECT timed(k, true, jit) AS a) x,
+                                       LATERAL (SELECT timed(k, false, jit) AS b) y) END AS t) s;
+WITH best AS (SELECT jit, k, min(off_ms) AS off_ms, min(on_ms) AS on_ms FROM runs GROUP BY jit, k)
+SELECT CASE WHEN jit THEN 'ratio' ELSE 'ratio_nojit' END, round((sum(off_ms) / sum(on_ms))::numeric, 1),
        round(percentile_cont(0.5) WITHIN GROUP (ORDER BY off_ms)::numeric, 2),
        round(percentile_cont(0.5) WITHIN GROUP (ORDER BY on_ms)::numeric, 3),
-       (SELECT round((sum(off_ms) / sum(on_ms))::numeric, 1) FROM best) FROM runs;
+       (SELECT round((sum(b.off_ms) / sum(b.on_ms))::numeric, 1) FROM best b WHERE b.jit = r.jit)
+FROM runs r GROUP BY jit;
 SELECT 'scans', sum(days), sum(read), max(read - days), sum(read - days), count(*) FILTER (WHERE read < days)
 FROM (SELECT k, (SELECT count(DISTINCT day) FROM events WHERE user_id = k) AS days, scans_read(k) AS read
       FROM keys) s;
@@ -163,6 +171,10 @@ RATIO=$(awk '$1 == "ratio" { print $2 }' <<<"$RESULT")
 MED_OFF=$(awk '$1 == "ratio" { print $3 }' <<<"$RESULT")
 MED_ON=$(awk '$1 == "ratio" { print $4 }' <<<"$RESULT")
 RATIO_BEST=$(awk '$1 == "ratio" { print $5 }' <<<"$RESULT")
+NJ_RATIO=$(awk '$1 == "ratio_nojit" { print $2 }' <<<"$RESULT")
+NJ_MED_OFF=$(awk '$1 == "ratio_nojit" { print $3 }' <<<"$RESULT")
+NJ_MED_ON=$(awk '$1 == "ratio_nojit" { print $4 }' <<<"$RESULT")
+NJ_RATIO_BEST=$(awk '$1 == "ratio_nojit" { print $5 }' <<<"$RESULT")
 read -r _ DAYS READ MAX_FP SUM_FP UNDER < <(awk '$1 == "scans"' <<<"$RESULT")
 
 # Planning time of queries left alone, interleaved on/off, medians.
@@ -186,16 +198,16 @@ mkdir -p "$(dirname "$OUT")"
 {
 	echo "# Pruning by a managed summary: reads"
 	echo
-	echo "bench/server/summary_reads.sh, $(date -u +%Y-%m-%d), PostgreSQL $("$PGBIN/postgres" --version | awk '{print $3}'), $(nproc) cores (shared, load average $(cut -d' ' -f1 /proc/loadavg) at the end)."
+	echo "bench/server/summary_reads.sh, $(date -u +%Y-%m-%d), PostgreSQL $("$PGBIN/postgres" --version | awk '{print $3}'), $(nproc) cores (shared, load average $LOAD_START at the start, $(cut -d' ' -f1 /proc/loadavg) at the end)."
 	echo "$ACTUAL_ROWS rows in 365 daily partitions, $USERS users each in 1 to 3 days; summary: capacity $CAPACITY, fpp $FPP ($SUMMARY: part rows, filter bytes, all trusted); load $((T1 - T0)) s, summary created in $((T2 - T1)) s."
 	echo
-	echo "\`SELECT * FROM events WHERE user_id = \$1\`, one generic plan, $KEYS random users, $REPS runs each, pruning off and on interleaved:"
+	echo "\`SELECT * FROM events WHERE user_id = \$1\`, one generic plan, $KEYS random users, $REPS runs each, pruning off and on interleaved; JIT as the server has it (the default: the planner's choice for the plan of all partitions, lowered by a pruned plan to what its remaining cost passes), then \`jit = off\` for both:"
 	echo
-	echo "| | pruning off | pruning on |"
-	echo "|---|---|---|"
-	echo "| median time per query (ms) | $MED_OFF | $MED_ON |"
-	echo "| total time ratio off / on | | **${RATIO}x** |"
-	echo "| ratio of the sums of each key's fastest run | | **${RATIO_BEST}x** |"
+	echo "| | pruning off | pruning on | pruning off, jit off | pruning on, jit off |"
+	echo "|---|---|---|---|---|"
+	echo "| median time per query (ms) | $MED_OFF | $MED_ON | $NJ_MED_OFF | $NJ_MED_ON |"
+	echo "| total time ratio off / on | | **${RATIO}x** | | ${NJ_RATIO}x |"
+	echo "| ratio of the sums of each key's fastest run | | **${RATIO_BEST}x** | | ${NJ_RATIO_BEST}x |"
 	echo
 	echo "Partitions read, over the $KEYS keys: $READ, of which $DAYS hold the key and $SUM_FP are false positives (at most $MAX_FP for one key; expected about $(awk -v f="$FPP" 'BEGIN { printf "%.1f", 365 * f }') per key at fpp $FPP); keys with a holding day skipped: $UNDER (must be 0)."
 	echo

@@ -23,6 +23,14 @@
  *	  quals already restrict it to the key's values, so the empty node
  *	  returns what the scan would have returned.  Parallel workers receive
  *	  the rewritten plan, so they run the leader's decisions.
+ *
+ *	  A scan whose key is fixed by an executor parameter (the outer value
+ *	  of a nested loop, of a LATERAL or correlated sub-select) cannot be
+ *	  decided at executor start: it is wrapped in a guard node that reads
+ *	  the leaf's filters once per execution and, at each (re)start, returns
+ *	  nothing without starting the scan when they rule out the parameter's
+ *	  values.  A pruned plan also keeps only the JIT options its remaining
+ *	  cost passes.
  */
 #include "postgres.h"
 
@@ -32,6 +40,7 @@
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "executor/nodeCustom.h"
+#include "jit/jit.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
 #include "nodes/makefuncs.h"
@@ -84,6 +93,18 @@ marker_create_state(CustomScan *cscan)
 	return NULL;
 }
 
+/*
+ * The state of a skipped scan.  The first skipped child of an Append or
+ * MergeAppend also holds how many of its children (those left after
+ * partition pruning at executor start) were skipped, for EXPLAIN.
+ */
+typedef struct SkippedState
+{
+	CustomScanState css;
+	int			nskipped;		/* 0: not the first skipped child */
+	int			nchildren;
+} SkippedState;
+
 static void
 skipped_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -105,13 +126,21 @@ skipped_rescan(CustomScanState *node)
 {
 }
 
-/* "Skipped by Summary: <key columns>" */
+/*
+ * "Skipped by Summary: <key columns>"; on the first skipped scan of an
+ * Append or MergeAppend also "Partitions Skipped by Summary: N of M", the
+ * scans of its M children the summary replaced.
+ */
 static void
 skipped_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	SkippedState *state = (SkippedState *) node;
 
 	ExplainPropertyText("Skipped by Summary", strVal(linitial(cscan->custom_private)), es);
+	if (state->nskipped > 0)
+		ExplainPropertyText("Partitions Skipped by Summary",
+							psprintf("%d of %d", state->nskipped, state->nchildren), es);
 }
 
 static const CustomExecMethods skipped_exec_methods = {
@@ -126,11 +155,54 @@ static const CustomExecMethods skipped_exec_methods = {
 static Node *
 skipped_create_state(CustomScan *cscan)
 {
-	CustomScanState *state = (CustomScanState *) newNode(sizeof(CustomScanState),
-														 T_CustomScanState);
+	SkippedState *state = (SkippedState *) newNode(sizeof(SkippedState), T_CustomScanState);
 
-	state->methods = &skipped_exec_methods;
+	state->css.methods = &skipped_exec_methods;
 	return (Node *) state;
+}
+
+static bool
+is_skipped_state(PlanState *ps)
+{
+	return IsA(ps, CustomScanState) &&
+		((CustomScanState *) ps)->methods == &skipped_exec_methods;
+}
+
+/* Sets the counts of skipped children on the first of each Append's. */
+static bool
+count_skipped(PlanState *ps, void *context)
+{
+	PlanState **children = NULL;
+	int			n = 0;
+	SkippedState *first = NULL;
+	int			nskipped = 0;
+
+	if (ps == NULL)
+		return false;
+	if (IsA(ps, AppendState))
+	{
+		children = ((AppendState *) ps)->appendplans;
+		n = ((AppendState *) ps)->as_nplans;
+	}
+	else if (IsA(ps, MergeAppendState))
+	{
+		children = ((MergeAppendState *) ps)->mergeplans;
+		n = ((MergeAppendState *) ps)->ms_nplans;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		if (!is_skipped_state(children[i]))
+			continue;
+		if (first == NULL)
+			first = (SkippedState *) children[i];
+		nskipped++;
+	}
+	if (first != NULL)
+	{
+		first->nskipped = nskipped;
+		first->nchildren = n;
+	}
+	return planstate_tree_walker(ps, count_skipped, context);
 }
 
 /* The empty node that takes a skipped scan's place: same relation and output. */
@@ -156,6 +228,208 @@ make_skipped(Scan *scan, const char *keys)
 		cscan->custom_scan_tlist = ((ForeignScan *) scan)->fdw_scan_tlist;
 	cscan->custom_private = list_make1(makeString(pstrdup(keys)));
 	cscan->methods = &skipped_methods;
+	return (Plan *) cscan;
+}
+
+/* ---------------------------------------------------------------------
+ * The guard: a scan whose key is fixed by an executor parameter (a nested
+ * loop's outer value, a correlated subquery's), decided at each rescan
+ * --------------------------------------------------------------------- */
+
+#define GUARD_NAME		"BloomSummaryGuard"
+
+static Node *guard_create_state(CustomScan *cscan);
+
+static const CustomScanMethods guard_methods = {
+	.CustomName = GUARD_NAME,
+	.CreateCustomScanState = guard_create_state,
+};
+
+typedef struct GuardState
+{
+	CustomScanState css;
+	PlanState  *child;			/* the scan guarded */
+	List	   *candidates;		/* of the scan, see "Planning" below */
+	SummaryLeafFilters **filters;	/* per candidate, read at the first decision */
+	bool		decided;		/* since the last (re)start */
+	bool		pruned;			/* the decision: the scan returns nothing */
+	bool		child_rescan;	/* the child is to be rescanned before it runs */
+	int64		decisions;
+	int64		prunings;
+} GuardState;
+
+static SummaryProbe *probe_of(List *candidate, ParamListInfo params, ExprContext *econtext);
+static SummaryProbe *shape_of(List *candidate);
+
+static void
+guard_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	GuardState *g = (GuardState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	bool		fixed;
+
+	g->child = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	node->custom_ps = list_make1(g->child);
+	g->candidates = lsecond(cscan->custom_private);
+	/* the guard returns its child's slots as they are */
+	node->ss.ps.resultops = ExecGetResultSlotOps(g->child, &fixed);
+	node->ss.ps.resultopsfixed = fixed;
+	node->ss.ps.resultopsset = true;
+}
+
+/*
+ * True if no row of the leaf can match this scan's values: under the
+ * query's snapshot, the filters of some candidate's summary (read at the
+ * first decision of this execution) cannot hold them.
+ */
+static bool
+guard_prunes(GuardState *g)
+{
+	EState	   *estate = g->css.ss.ps.state;
+	ExprContext *econtext = g->css.ss.ps.ps_ExprContext;
+	int			n = list_length(g->candidates);
+	bool		prune = false;
+	MemoryContext old;
+
+	if (g->filters == NULL)
+	{
+		old = MemoryContextSwitchTo(estate->es_query_cxt);
+		g->filters = palloc0(sizeof(SummaryLeafFilters *) * n);
+		for (int i = 0; i < n; i++)
+			g->filters[i] = summary_leaf_load(shape_of(list_nth(g->candidates, i)),
+											  estate->es_snapshot);
+		MemoryContextSwitchTo(old);
+	}
+	ResetExprContext(econtext);
+	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	for (int i = 0; i < n && !prune; i++)
+	{
+		SummaryProbe *p = probe_of(list_nth(g->candidates, i), estate->es_param_list_info,
+								   econtext);
+
+		prune = p != NULL && !summary_leaf_may_hold(g->filters[i], p);
+	}
+	MemoryContextSwitchTo(old);
+	return prune;
+}
+
+static TupleTableSlot *
+guard_exec(CustomScanState *node)
+{
+	GuardState *g = (GuardState *) node;
+
+	if (!g->decided)
+	{
+		g->pruned = guard_prunes(g);
+		g->decided = true;
+		g->decisions++;
+		g->prunings += g->pruned;
+	}
+	if (g->pruned)
+		return NULL;
+	if (g->child_rescan)
+	{
+		g->child_rescan = false;
+		/* with changed parameters, the child rescans itself when run */
+		if (g->child->chgParam == NULL)
+			ExecReScan(g->child);
+	}
+	return ExecProcNode(g->child);
+}
+
+static void
+guard_end(CustomScanState *node)
+{
+	ExecEndNode(((GuardState *) node)->child);
+}
+
+/* A new start: decided again when next run, the child rescanned only then. */
+static void
+guard_rescan(CustomScanState *node)
+{
+	GuardState *g = (GuardState *) node;
+
+	if (node->ss.ps.chgParam != NULL)
+		UpdateChangedParamSet(g->child, node->ss.ps.chgParam);
+	g->decided = false;
+	g->child_rescan = true;
+}
+
+static void
+guard_mark(CustomScanState *node)
+{
+	GuardState *g = (GuardState *) node;
+
+	if (!g->pruned)
+		ExecMarkPos(g->child);
+}
+
+static void
+guard_restore(CustomScanState *node)
+{
+	GuardState *g = (GuardState *) node;
+
+	if (!g->pruned)
+		ExecRestrPos(g->child);
+}
+
+/*
+ * "Guarded by Summary: <key columns>"; with ANALYZE, "Scans Skipped by
+ * Summary: N of M": of the M starts of the scan in this process (the
+ * leader's only under a Gather; none, no line), N returned nothing
+ * without reading the leaf.
+ */
+static void
+guard_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GuardState *g = (GuardState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+
+	ExplainPropertyText("Guarded by Summary", strVal(linitial(cscan->custom_private)), es);
+	if (es->analyze && g->decisions > 0)
+		ExplainPropertyText("Scans Skipped by Summary",
+							psprintf(INT64_FORMAT " of " INT64_FORMAT,
+									 g->prunings, g->decisions),
+							es);
+}
+
+static const CustomExecMethods guard_exec_methods = {
+	.CustomName = GUARD_NAME,
+	.BeginCustomScan = guard_begin,
+	.ExecCustomScan = guard_exec,
+	.EndCustomScan = guard_end,
+	.ReScanCustomScan = guard_rescan,
+	.MarkPosCustomScan = guard_mark,
+	.RestrPosCustomScan = guard_restore,
+	.ExplainCustomScan = guard_explain,
+};
+
+static Node *
+guard_create_state(CustomScan *cscan)
+{
+	GuardState *state = (GuardState *) newNode(sizeof(GuardState), T_CustomScanState);
+
+	state->css.methods = &guard_exec_methods;
+	return (Node *) state;
+}
+
+/*
+ * The guard of a scan: same relation and output, the scan below it; its
+ * own plan_node_id (parallel query finds nodes' instrumentation by id).
+ */
+static Plan *
+make_guard(Scan *scan, const char *keys, List *candidates, int plan_node_id)
+{
+	CustomScan *cscan = (CustomScan *) make_skipped(scan, keys);
+
+	cscan->scan.plan.plan_rows = scan->plan.plan_rows;
+	cscan->scan.plan.plan_node_id = plan_node_id;
+	cscan->scan.plan.initPlan = NIL;	/* the scan's own, run by it */
+	if (ExecSupportsBackwardScan((Plan *) scan))
+		cscan->flags |= CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
+	cscan->custom_plans = list_make1(scan);
+	cscan->custom_private = list_make2(linitial(cscan->custom_private), candidates);
+	cscan->methods = &guard_methods;
 	return (Plan *) cscan;
 }
 
@@ -260,21 +534,13 @@ flat_copy(Plan *plan)
 typedef struct Replacement
 {
 	Bitmapset  *ids;			/* plan_node_ids of the scans to replace */
-	List	   *keys;			/* the key names to show, by position in ids */
-	List	   *ordered_ids;
+	Bitmapset  *guard_ids;		/* plan_node_ids of the scans to guard */
+	int			nids;			/* above every candidate's plan_node_id */
+	const char **keys;			/* by plan_node_id: the key names to show */
+	List	  **guards;			/* by plan_node_id: a guard's candidates */
+	Cost		removed_cost;	/* the replaced scans' estimated total cost */
+	int			next_node_id;	/* for the guards, above every node's id */
 } Replacement;
-
-static const char *
-keys_of(Replacement *r, int plan_node_id)
-{
-	ListCell   *a;
-	ListCell   *b;
-
-	forboth(a, r->ordered_ids, b, r->keys)
-		if (lfirst_int(a) == plan_node_id)
-		return strVal(lfirst(b));
-	return "";
-}
 
 static Plan *replace_scans(Plan *plan, Replacement *r);
 
@@ -328,7 +594,13 @@ replace_scans(Plan *plan, Replacement *r)
 		case T_TidRangeScan:
 		case T_ForeignScan:
 			if (bms_is_member(plan->plan_node_id, r->ids))
-				return make_skipped((Scan *) plan, keys_of(r, plan->plan_node_id));
+			{
+				r->removed_cost += plan->total_cost;
+				return make_skipped((Scan *) plan, r->keys[plan->plan_node_id]);
+			}
+			if (bms_is_member(plan->plan_node_id, r->guard_ids))
+				return make_guard((Scan *) plan, r->keys[plan->plan_node_id],
+								  r->guards[plan->plan_node_id], r->next_node_id++);
 			return plan;
 		case T_Append:
 			children = ((Append *) plan)->appendplans;
@@ -427,12 +699,18 @@ scan_column(Scan *scan, Node *node)
 	return var->varattno;
 }
 
-/* A value known at executor start: a Const or an external parameter. */
+/*
+ * A value a scan's rows are compared with that is fixed for one scan: a
+ * Const or an external parameter (known at executor start), or an
+ * executor parameter (known when the scan starts or is rescanned, such as
+ * a nested loop's outer value).
+ */
 static bool
-is_start_value(Node *node)
+is_scan_value(Node *node)
 {
 	return IsA(node, Const) ||
-		(IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXTERN);
+		(IsA(node, Param) && (((Param *) node)->paramkind == PARAM_EXTERN ||
+							  ((Param *) node)->paramkind == PARAM_EXEC));
 }
 
 /*
@@ -476,7 +754,7 @@ fixing_sources(Scan *scan, Node *qual, AttrNumber attno, Oid coltype, Oid colcol
 			return NIL;
 		while (IsA(value, RelabelType))
 			value = (Node *) ((RelabelType *) value)->arg;
-		if (!is_start_value(value) ||
+		if (!is_scan_value(value) ||
 			!fixing_operator(op->opno, op->inputcollid, coltype, colcollation))
 			return NIL;
 		*valtype = exprType(value);
@@ -492,7 +770,7 @@ fixing_sources(Scan *scan, Node *qual, AttrNumber attno, Oid coltype, Oid colcol
 		if (!saop->useOr || scan_column(scan, linitial(saop->args)) != attno ||
 			!fixing_operator(saop->opno, saop->inputcollid, coltype, colcollation))
 			return NIL;
-		if (is_start_value(array))
+		if (is_scan_value(array))
 		{
 			*valtype = get_element_type(exprType(array));
 			return OidIsValid(*valtype) ? list_make1(list_make2(makeInteger(1), array)) : NIL;
@@ -506,7 +784,7 @@ fixing_sources(Scan *scan, Node *qual, AttrNumber attno, Oid coltype, Oid colcol
 
 			while (IsA(e, RelabelType))
 				e = (Node *) ((RelabelType *) e)->arg;
-			if (!is_start_value(e) || exprType(e) != *valtype)
+			if (!is_scan_value(e) || exprType(e) != *valtype)
 				return NIL;
 			sources = lappend(sources, list_make2(makeInteger(0), e));
 		}
@@ -651,10 +929,14 @@ summary_planner(Query *parse, const char *query_string, int cursorOptions,
  * Executor start: the values, the decisions, the plan to run
  * --------------------------------------------------------------------- */
 
-/* Adds the non-null values of one source; false if it has no value yet. */
+/*
+ * Adds the non-null values of one source; false if it has no value yet
+ * (an executor parameter before the scan starts, econtext NULL, or the
+ * output of an initplan not run yet: deciding must not run it).
+ */
 static bool
 add_source_values(Node *expr, bool is_array, Oid valtype, ParamListInfo params,
-				  List **values)
+				  ExprContext *econtext, List **values)
 {
 	Datum		value;
 	bool		isnull;
@@ -667,6 +949,21 @@ add_source_values(Node *expr, bool is_array, Oid valtype, ParamListInfo params,
 		value = ((Const *) expr)->constvalue;
 		isnull = ((Const *) expr)->constisnull;
 		type = ((Const *) expr)->consttype;
+	}
+	else if (((Param *) expr)->paramkind == PARAM_EXEC)
+	{
+		Param	   *param = (Param *) expr;
+		ParamExecData *prm;
+
+		if (econtext == NULL || econtext->ecxt_param_exec_vals == NULL ||
+			param->paramid < 0)
+			return false;
+		prm = &econtext->ecxt_param_exec_vals[param->paramid];
+		if (prm->execPlan != NULL)
+			return false;
+		value = prm->value;
+		isnull = prm->isnull;
+		type = param->paramtype;
 	}
 	else
 	{
@@ -713,9 +1010,100 @@ add_source_values(Node *expr, bool is_array, Oid valtype, ParamListInfo params,
 	return true;
 }
 
-/* The probe of a candidate with this execution's values, or NULL. */
+/* The probe of a candidate without values: its summary, leaf and types. */
 static SummaryProbe *
-probe_of(List *candidate, ParamListInfo params)
+shape_of(List *candidate)
+{
+	SummaryProbe *p = palloc0(sizeof(SummaryProbe));
+	ListCell   *lc;
+
+	p->summary_id = intVal(lsecond(candidate));
+	p->leaf = (Oid) intVal(lthird(candidate));
+	for_each_from(lc, candidate, 4)
+	{
+		List	   *attr = lfirst(lc);
+
+		if (p->nkeys >= SUMMARY_MAX_KEYS)
+			break;
+		p->fixed[p->nkeys] = intVal(linitial(attr)) != 0;
+		p->valtypes[p->nkeys] = (Oid) intVal(lsecond(attr));
+		p->collations[p->nkeys] = (Oid) intVal(lthird(attr));
+		p->nkeys++;
+	}
+	return p;
+}
+
+/* True if a value of the candidate is an executor parameter. */
+static bool
+has_exec_params(List *candidate)
+{
+	ListCell   *lc;
+	ListCell   *s;
+
+	for_each_from(lc, candidate, 4)
+	{
+		List	   *attr = lfirst(lc);
+
+		if (!intVal(linitial(attr)))
+			continue;
+		foreach(s, (List *) lfourth(attr))
+		{
+			Node	   *e = lsecond((List *) lfirst(s));
+
+			if (IsA(e, Param) && ((Param *) e)->paramkind == PARAM_EXEC)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* The largest plan_node_id of the tree. */
+static int
+max_plan_node_id(Plan *plan)
+{
+	int			max;
+	List	   *children = NIL;
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return -1;
+	check_stack_depth();
+	max = Max(plan->plan_node_id, Max(max_plan_node_id(plan->lefttree),
+									  max_plan_node_id(plan->righttree)));
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			children = ((Append *) plan)->appendplans;
+			break;
+		case T_MergeAppend:
+			children = ((MergeAppend *) plan)->mergeplans;
+			break;
+		case T_BitmapAnd:
+			children = ((BitmapAnd *) plan)->bitmapplans;
+			break;
+		case T_BitmapOr:
+			children = ((BitmapOr *) plan)->bitmapplans;
+			break;
+		case T_CustomScan:
+			children = ((CustomScan *) plan)->custom_plans;
+			break;
+		case T_SubqueryScan:
+			max = Max(max, max_plan_node_id(((SubqueryScan *) plan)->subplan));
+			break;
+		default:
+			break;
+	}
+	foreach(lc, children)
+		max = Max(max, max_plan_node_id(lfirst(lc)));
+	return max;
+}
+
+/*
+ * The probe of a candidate with this execution's values (and, given
+ * econtext, its executor parameters' current values), or NULL.
+ */
+static SummaryProbe *
+probe_of(List *candidate, ParamListInfo params, ExprContext *econtext)
 {
 	SummaryProbe *p = palloc0(sizeof(SummaryProbe));
 	int			k = 0;
@@ -742,7 +1130,7 @@ probe_of(List *candidate, ParamListInfo params)
 				List	   *source = lfirst(s);
 
 				if (!add_source_values(lsecond(source), intVal(linitial(source)) != 0,
-									   p->valtypes[k], params, &values))
+									   p->valtypes[k], params, econtext, &values))
 					return NULL;
 			}
 			p->nvalues[k] = list_length(values);
@@ -774,6 +1162,30 @@ transaction_may_hold_unsummarized_rows(void)
 }
 
 /*
+ * The JIT flags of a statement whose estimated cost fell to cost: the
+ * planner chose them for the plan before any scan was skipped, by the
+ * thresholds of jit_above_cost and its siblings (standard_planner); the
+ * statement keeps only those the remaining cost still passes.  A pruned
+ * plan of a few scans would otherwise compile expressions for tens of
+ * milliseconds to save far less.  Flags are only ever removed.
+ */
+static void
+lower_jit_flags(PlannedStmt *stmt, Cost cost)
+{
+	if (!(stmt->jitFlags & PGJIT_PERFORM))
+		return;
+	if (jit_above_cost < 0 || cost <= jit_above_cost)
+	{
+		stmt->jitFlags = PGJIT_NONE;
+		return;
+	}
+	if (jit_optimize_above_cost < 0 || cost <= jit_optimize_above_cost)
+		stmt->jitFlags &= ~PGJIT_OPT3;
+	if (jit_inline_above_cost < 0 || cost <= jit_inline_above_cost)
+		stmt->jitFlags &= ~PGJIT_INLINE;
+}
+
+/*
  * The statement to run: the marker removed, and, if pruning is on, each
  * candidate scan the summary rules out replaced by an empty node.
  */
@@ -785,6 +1197,7 @@ decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
 	Replacement r;
 	List	   *probes = NIL;
 	List	   *candidates = NIL;
+	List	   *guarded = NIL;
 	ListCell   *lc;
 	ListCell   *lp;
 
@@ -795,8 +1208,14 @@ decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
 		return result;
 	foreach(lc, marker->custom_private)
 	{
-		SummaryProbe *p = probe_of(lfirst(lc), queryDesc->params);
+		SummaryProbe *p;
 
+		if (has_exec_params(lfirst(lc)))
+		{
+			guarded = lappend(guarded, lfirst(lc));
+			continue;
+		}
+		p = probe_of(lfirst(lc), queryDesc->params, NULL);
 		if (p != NULL)
 		{
 			probes = lappend(probes, p);
@@ -805,6 +1224,10 @@ decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
 	}
 	summary_decide(probes, queryDesc->snapshot);
 	memset(&r, 0, sizeof(r));
+	foreach(lc, marker->custom_private)
+		r.nids = Max(r.nids, intVal(linitial((List *) lfirst(lc))) + 1);
+	r.keys = palloc0(sizeof(char *) * r.nids);
+	r.guards = palloc0(sizeof(List *) * r.nids);
 	forboth(lc, candidates, lp, probes)
 	{
 		List	   *c = lfirst(lc);
@@ -813,12 +1236,32 @@ decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
 		if (!((SummaryProbe *) lfirst(lp))->prune || bms_is_member(id, r.ids))
 			continue;
 		r.ids = bms_add_member(r.ids, id);
-		r.ordered_ids = lappend_int(r.ordered_ids, id);
-		r.keys = lappend(r.keys, lfourth(c));
+		r.keys[id] = strVal(lfourth(c));
 	}
-	if (r.ids == NULL)
+	/* the scans decided at each start, unless skipped already */
+	foreach(lc, guarded)
+	{
+		List	   *c = lfirst(lc);
+		int			id = intVal(linitial(c));
+
+		if (bms_is_member(id, r.ids))
+			continue;
+		if (r.guards[id] == NIL)
+			r.keys[id] = strVal(lfourth(c));
+		r.guards[id] = lappend(r.guards[id], c);
+		r.guard_ids = bms_add_member(r.guard_ids, id);
+	}
+	if (r.ids == NULL && r.guard_ids == NULL)
 		return result;
+	if (r.guard_ids != NULL)
+	{
+		r.next_node_id = max_plan_node_id(result->planTree) + 1;
+		foreach(lc, stmt->subplans)
+			r.next_node_id = Max(r.next_node_id, max_plan_node_id(lfirst(lc)) + 1);
+	}
 	result->planTree = replace_scans(result->planTree, &r);
+	/* the main tree's cost only: a subplan's is not simply part of it */
+	lower_jit_flags(result, result->planTree->total_cost - r.removed_cost);
 	result->subplans = NIL;
 	foreach(lc, stmt->subplans)
 		result->subplans = lappend(result->subplans, replace_scans(lfirst(lc), &r));
@@ -830,13 +1273,21 @@ summary_executor_start(QueryDesc *queryDesc, int eflags)
 {
 	PlannedStmt *stmt = queryDesc->plannedstmt;
 
+	bool		rewritten = false;
+
 	if (stmt != NULL && stmt->planTree != NULL && IsA(stmt->planTree, CustomScan) &&
 		((CustomScan *) stmt->planTree)->methods == &marker_methods)
+	{
 		queryDesc->plannedstmt = decided_statement(stmt, queryDesc);
+		rewritten = queryDesc->plannedstmt->planTree != linitial(((CustomScan *) stmt->planTree)->custom_plans);
+	}
 	if (prev_executor_start)
 		prev_executor_start(queryDesc, eflags);
 	else
 		standard_ExecutorStart(queryDesc, eflags);
+	/* for EXPLAIN: the scans skipped among each Append's children left */
+	if (rewritten && queryDesc->planstate != NULL)
+		(void) count_skipped(queryDesc->planstate, NULL);
 }
 
 void
@@ -850,6 +1301,7 @@ summary_prune_init(void)
 	summary_catalog_init();
 	RegisterCustomScanMethods(&marker_methods);
 	RegisterCustomScanMethods(&skipped_methods);
+	RegisterCustomScanMethods(&guard_methods);
 	prev_planner_hook = planner_hook;
 	planner_hook = summary_planner;
 	prev_executor_start = ExecutorStart_hook;

@@ -395,6 +395,7 @@ typedef struct ProbeWork
 	SummaryProbe *probe;
 	ProbeState	state;
 	BloomHasher *hashers[SUMMARY_MAX_KEYS];
+	List	   *filters;		/* summary_leaf_load: the filters' copies */
 } ProbeWork;
 
 /* The hashers of one decision, shared by probes of the same value types. */
@@ -490,8 +491,8 @@ multibloom_may_hold(ProbeWork *w, const MultiBloom *mb)
  * for several): true if it may hold one of the probe's values.  A NULL
  * filter may hold anything.
  */
-static bool
-row_may_hold(ProbeWork *w, Relation rel, HeapTuple tup)
+static const void *
+row_filter(ProbeWork *w, Relation rel, HeapTuple tup)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	AttrNumber	attno = w->probe->nkeys == 1 ? 3 : 4;
@@ -499,29 +500,49 @@ row_may_hold(ProbeWork *w, Relation rel, HeapTuple tup)
 	Datum		raw;
 
 	if (desc->natts < attno)
-		return true;
+		return NULL;
 	raw = heap_getattr(tup, attno, desc, &isnull);
 	if (isnull)
-		return true;
-	if (w->probe->nkeys == 1)
-		return bloom_may_hold(w, cached_filter(rel, tup, attno, raw, &bloom_type));
-	return multibloom_may_hold(w, cached_filter(rel, tup, attno, raw, &multibloom_type));
+		return NULL;
+	return cached_filter(rel, tup, attno, raw,
+						 w->probe->nkeys == 1 ? &bloom_type : &multibloom_type);
 }
 
-/* A part row: trusted (column 5) or not; only then its filter. */
-static void
-visit_part_row(ProbeWork *w, Relation rel, HeapTuple tup)
+/* True if the filter (NULL: none, which may hold anything) may hold the probe's values. */
+static bool
+filter_may_hold(ProbeWork *w, const void *filter)
+{
+	if (filter == NULL)
+		return true;
+	if (w->probe->nkeys == 1)
+		return bloom_may_hold(w, filter);
+	return multibloom_may_hold(w, filter);
+}
+
+static bool
+row_may_hold(ProbeWork *w, Relation rel, HeapTuple tup)
+{
+	return filter_may_hold(w, row_filter(w, rel, tup));
+}
+
+/* True if a part row says its filter holds every key (column 5). */
+static bool
+part_row_trusted(Relation rel, HeapTuple tup)
 {
 	bool		isnull;
 	Datum		trusted;
 
 	if (RelationGetDescr(rel)->natts < 5)
-	{
-		w->state = PROBE_KEEP;
-		return;
-	}
+		return false;
 	trusted = heap_getattr(tup, 5, RelationGetDescr(rel), &isnull);
-	if (isnull || !DatumGetBool(trusted) || w->state != PROBE_NO_PART_ROW)
+	return !isnull && DatumGetBool(trusted);
+}
+
+/* A part row: trusted or not; only then its filter. */
+static void
+visit_part_row(ProbeWork *w, Relation rel, HeapTuple tup)
+{
+	if (!part_row_trusted(rel, tup) || w->state != PROBE_NO_PART_ROW)
 		w->state = PROBE_KEEP;	/* untrusted, or two rows: keep */
 	else if (row_may_hold(w, rel, tup))
 		w->state = PROBE_KEEP;
@@ -538,10 +559,38 @@ visit_delta_row(ProbeWork *w, Relation rel, HeapTuple tup)
 
 typedef void (*RowVisitor) (ProbeWork *w, Relation rel, HeapTuple tup);
 
+static int
+work_leaf_cmp(const void *a, const void *b)
+{
+	Oid			x = (*(ProbeWork *const *) a)->probe->leaf;
+	Oid			y = (*(ProbeWork *const *) b)->probe->leaf;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* The first of works (sorted by leaf) whose leaf is leaf, or nworks. */
+static int
+first_work_of_leaf(ProbeWork **works, int nworks, Oid leaf)
+{
+	int			lo = 0;
+	int			hi = nworks;
+
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (works[mid]->probe->leaf < leaf)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * Calls visit for each row of rel visible under snapshot that belongs to
- * (summary_id, the leaf of one of works): one index lookup per leaf for a
- * few leaves, else one scan of the summary's rows.
+ * (summary_id, the leaf of one of works, sorted by leaf): one index lookup
+ * per leaf for a few leaves, else one scan of the summary's rows.
  */
 static void
 visit_rows(Relation rel, Oid index, Snapshot snapshot, int32 summary_id,
@@ -569,9 +618,15 @@ visit_rows(Relation rel, Oid index, Snapshot snapshot, int32 summary_id,
 
 			if (isnull)
 				continue;
-			for (int j = point ? i : 0; j < (point ? i + 1 : nworks); j++)
-				if (works[j]->probe->leaf == leaf)
-					visit(works[j], rel, tup);
+			if (point)
+			{
+				if (works[i]->probe->leaf == leaf)
+					visit(works[i], rel, tup);
+				continue;
+			}
+			for (int j = first_work_of_leaf(works, nworks, leaf);
+				 j < nworks && works[j]->probe->leaf == leaf; j++)
+				visit(works[j], rel, tup);
 		}
 		systable_endscan(scan);
 	}
@@ -584,6 +639,7 @@ decide_summary(Relation part, Relation delta, Snapshot snapshot, int32 summary_i
 {
 	int			npending = 0;
 
+	qsort(works, nworks, sizeof(ProbeWork *), work_leaf_cmp);
 	visit_rows(part, catalog.part_index, snapshot, summary_id, works, nworks,
 			   visit_part_row, false);
 	for (int i = 0; i < nworks; i++)
@@ -653,6 +709,123 @@ summary_decide(List *probes, Snapshot snapshot)
 	table_close(part, AccessShareLock);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(cxt);
+}
+
+/* ---------------------------------------------------------------------
+ * Parameters of a rescan: a leaf's filters, read once per execution
+ * --------------------------------------------------------------------- */
+
+struct SummaryLeafFilters
+{
+	ProbeWork	work;			/* probe: the shape (summary, leaf, types) */
+	bool		usable;			/* one trusted part row, every filter present */
+};
+
+/* A copy of a filter from the per-backend cache (which may be reset). */
+static void *
+copy_filter(const void *filter)
+{
+	Size		size = VARSIZE(filter);
+	void	   *copy = palloc(size);
+
+	memcpy(copy, filter, size);
+	return copy;
+}
+
+static void
+collect_part_row(ProbeWork *w, Relation rel, HeapTuple tup)
+{
+	const void *filter;
+
+	if (!part_row_trusted(rel, tup) || w->state != PROBE_NO_PART_ROW)
+	{
+		w->state = PROBE_KEEP;	/* untrusted, or two rows: keep */
+		return;
+	}
+	filter = row_filter(w, rel, tup);
+	if (filter == NULL)
+	{
+		w->state = PROBE_KEEP;
+		return;
+	}
+	w->filters = lappend(w->filters, copy_filter(filter));
+	w->state = PROBE_PENDING;
+}
+
+static void
+collect_delta_row(ProbeWork *w, Relation rel, HeapTuple tup)
+{
+	const void *filter;
+
+	if (w->state != PROBE_PENDING)
+		return;
+	filter = row_filter(w, rel, tup);
+	if (filter == NULL)
+		w->state = PROBE_KEEP;
+	else
+		w->filters = lappend(w->filters, copy_filter(filter));
+}
+
+SummaryLeafFilters *
+summary_leaf_load(const SummaryProbe *shape, Snapshot snapshot)
+{
+	SummaryLeafFilters *lf = palloc0(sizeof(SummaryLeafFilters));
+	ProbeWork  *w = &lf->work;
+	Relation	part;
+	Relation	delta;
+
+	w->probe = palloc(sizeof(SummaryProbe));
+	memcpy(w->probe, shape, sizeof(SummaryProbe));
+	w->state = PROBE_NO_PART_ROW;
+	if (!summary_catalog_installed())
+		return lf;
+	for (int k = 0; k < shape->nkeys; k++)
+		if (shape->fixed[k])
+		{
+			w->hashers[k] = palloc0(sizeof(BloomHasher));
+			bloom_hasher_init(w->hashers[k], shape->valtypes[k], shape->collations[k],
+							  CurrentMemoryContext);
+		}
+	part = table_open(catalog.part_rel, AccessShareLock);
+	delta = table_open(catalog.delta_rel, AccessShareLock);
+	if (!catalog.indexes_known)
+	{
+		catalog.part_index = index_on_id_and_partition(part);
+		catalog.delta_index = index_on_id_and_partition(delta);
+		catalog.indexes_known = true;
+	}
+	visit_rows(part, catalog.part_index, snapshot, shape->summary_id, &w, 1,
+			   collect_part_row, false);
+	if (w->state == PROBE_PENDING)
+		visit_rows(delta, catalog.delta_index, snapshot, shape->summary_id, &w, 1,
+				   collect_delta_row, true);
+	table_close(delta, AccessShareLock);
+	table_close(part, AccessShareLock);
+	lf->usable = w->state == PROBE_PENDING;
+	return lf;
+}
+
+bool
+summary_leaf_may_hold(SummaryLeafFilters *lf, const SummaryProbe *values)
+{
+	ListCell   *lc;
+	SummaryProbe *shape = lf->work.probe;
+	bool		result = false;
+
+	if (!lf->usable)
+		return true;
+	/* the loaded shape with this rescan's values */
+	lf->work.probe = (SummaryProbe *) values;
+	foreach(lc, lf->work.filters)
+	{
+		if (filter_may_hold(&lf->work, lfirst(lc)))
+		{
+			result = true;
+			break;
+		}
+	}
+	lf->work.probe = shape;
+	return result;
 }
 
 void

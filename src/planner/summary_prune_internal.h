@@ -74,4 +74,18 @@ typedef struct SummaryProbe
  */
 extern void summary_decide(List *probes, Snapshot snapshot);
 
+/*
+ * The filters of one leaf under one summary, visible under snapshot, read
+ * once and copied into the current memory context, for scans rescanned
+ * with new parameter values (a nested loop's inner side).  shape gives the
+ * summary, the leaf and the values' types and collations.
+ * summary_leaf_may_hold is false only when the leaf's part row is trusted
+ * and no loaded filter may hold a combination of the values of probe (of
+ * the same shape).
+ */
+typedef struct SummaryLeafFilters SummaryLeafFilters;
+
+extern SummaryLeafFilters *summary_leaf_load(const SummaryProbe *shape, Snapshot snapshot);
+extern bool summary_leaf_may_hold(SummaryLeafFilters *filters, const SummaryProbe *probe);
+
 #endif							/* BLOOMFILTER_SUMMARY_PRUNE_INTERNAL_H */

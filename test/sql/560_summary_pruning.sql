@@ -38,7 +38,7 @@ BEGIN
 END
 $$;
 CREATE FUNCTION skipped(query text) RETURNS int LANGUAGE sql AS $$
-	SELECT count(*)::int FROM plan_of(query) l WHERE l LIKE '%Skipped by Summary%'
+	SELECT count(*)::int FROM plan_of(query) l WHERE l ~ '^ *Skipped by Summary:'
 $$;
 CREATE FUNCTION scanned(query text) RETURNS int LANGUAGE sql AS $$
 	SELECT count(*)::int FROM plan_of(query) l WHERE l ~ '(Seq|Index|Bitmap Heap|Index Only) Scan'
@@ -246,7 +246,7 @@ SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET parallel_leader_participation = off;
 SELECT count(*) FILTER (WHERE l LIKE '%Parallel Append%') AS parallel_append,
-       count(*) FILTER (WHERE l LIKE '%Skipped by Summary%') AS skipped
+       count(*) FILTER (WHERE l ~ '^ *Skipped by Summary:') AS skipped
 FROM plan_of('SELECT * FROM sp WHERE user_id = 42') l;
 SELECT * FROM sp WHERE user_id = 42 ORDER BY day;
 SELECT count(*) AS queries, count(*) FILTER (WHERE same_rows(q)) AS same FROM random_queries;

@@ -4,7 +4,8 @@
 #   filter rules out is answered without any remote round trip (the remote
 #   server is stopped and the query still runs);
 # - eight clients insert keys and read them back at once through generic
-#   plans: no key is ever missed, while deltas pile up and merges run;
+#   plans and through scans rescanned with the key as a parameter (the
+#   guard): no key is ever missed, while deltas pile up and merges run;
 # - every cached plan returns what the plan without pruning returns.
 use strict;
 use warnings;
@@ -140,6 +141,11 @@ SELECT count(*) AS found_any FROM ev WHERE user_id = ANY (ARRAY[:v, 1]::bigint[]
 \if :found_any < 2
 INSERT INTO missed VALUES (:v, -:d);
 \endif
+SELECT count(*) AS found_rescan FROM (VALUES (:v::bigint), (1::bigint)) o(k),
+	LATERAL (SELECT 1 FROM ev e WHERE e.user_id = o.k OFFSET 0) x \gset
+\if :found_rescan < 2
+INSERT INTO missed VALUES (:v, 100 + :d);
+\endif
 }
 	});
 delete $ENV{PGOPTIONS};
@@ -168,5 +174,10 @@ my $skipped = $local->safe_psql('postgres', q{
 	EXPLAIN (COSTS OFF) EXECUTE r(1);
 });
 like($skipped, qr/Skipped by Summary/, 'and pruning still happens after the writers');
+my $guarded = $local->safe_psql('postgres', q{
+	EXPLAIN (COSTS OFF) SELECT * FROM (VALUES (1::bigint), (2::bigint)) o(k),
+		LATERAL (SELECT 1 FROM ev e WHERE e.user_id = o.k OFFSET 0) x;
+});
+like($guarded, qr/Guarded by Summary/, 'the writers\' reads at each rescan were guarded');
 
 done_testing();
