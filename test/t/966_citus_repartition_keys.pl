@@ -189,6 +189,10 @@ my @alone = (
 	  'SELECT count(*), sum(f.amount) FROM fact f JOIN pairs p ON f.cust = p.id JOIN fact_notes n ON f.id = n.id' ],
 	[ 'an IN sub-select of two columns (an intermediate result)', '',
 	  'SELECT count(*), sum(f.amount) FROM fact f WHERE (f.cust, f.region) IN (SELECT id, region FROM pairs WHERE grp = 3)' ],
+	[ 'an IN sub-select with single repartition joins on (an intermediate result)', $single,
+	  'SELECT count(*), sum(f.amount) FROM fact f WHERE f.cust IN (SELECT id FROM pairs WHERE grp = 3)' ],
+	[ 'a join with a DISTINCT sub-select (an intermediate result)', '',
+	  'SELECT count(*), sum(f.amount) FROM fact f JOIN (SELECT DISTINCT id FROM pairs WHERE grp = 3) p ON f.cust = p.id' ],
 );
 for my $case (@alone)
 {
@@ -203,8 +207,8 @@ for my $case (@alone)
 
 # Joins Citus 13.2 refuses whatever the rewrite does: distributed tables
 # joined on expressions alone, and correlated EXISTS / NOT EXISTS (and IN)
-# sub-selects of tables not co-located.  The rewrite adds nothing and the
-# error is Citus's own.
+# sub-selects of tables not co-located, with single repartition joins on
+# too.  The rewrite adds nothing and the error is Citus's own.
 for my $query (
 	'SELECT count(*) FROM fact f JOIN pairs p ON f.cust::bigint = p.region8 WHERE p.grp = 3',
 	'SELECT count(*) FROM fact f JOIN pairs p ON upper(f.code) = p.code WHERE p.grp = 3',
@@ -212,12 +216,15 @@ for my $query (
 	'SELECT count(*) FROM fact f WHERE NOT EXISTS (SELECT 1 FROM pairs p WHERE p.id = f.cust AND p.grp = 3)',
 	'SELECT count(*) FROM fact f WHERE f.cust IN (SELECT p.id FROM pairs p WHERE p.grp = 3 AND p.region = f.region)')
 {
-	my ($ret_on, undef, $err_on) = $coordinator->psql('postgres', "$repartition $query");
-	my ($ret_off, undef, $err_off) = $coordinator->psql('postgres', "$repartition $off $query");
-	isnt($ret_on, 0, "refused by Citus with the rewrite: $query");
-	like($err_on, qr/complex joins are only supported/, 'refused: Citus\'s own error');
-	is($err_on, $err_off, 'refused: the same error without the rewrite');
-	unlike(decisions('', $query), qr/probed with the keys/, 'refused: nothing is probed');
+	for my $settings ('', $single)
+	{
+		my ($ret_on, undef, $err_on) = $coordinator->psql('postgres', "$repartition $settings $query");
+		my ($ret_off, undef, $err_off) = $coordinator->psql('postgres', "$repartition $settings $off $query");
+		isnt($ret_on, 0, "refused by Citus with the rewrite ($settings): $query");
+		like($err_on, qr/complex joins are only supported/, 'refused: Citus\'s own error');
+		is($err_on, $err_off, 'refused: the same error without the rewrite');
+		unlike(decisions($settings, $query), qr/probed with the keys/, 'refused: nothing is probed');
+	}
 }
 
 # NULLs and duplicates: the composite filter drops fact's rows with a NULL
