@@ -21,6 +21,10 @@
 # whose map queries of fact output nothing, and the same dual join of two
 # 100-row tables (the repartition machinery alone).
 # PAD=32 adds a 32-byte text column to fact, carried through the join.
+# KEYS=2 joins on two columns, ON f.k = d.id AND f.r = d.r (r = g % 7 in
+# fact, id % 7 in dim: a seventh of the rows matching on k match the pair),
+# and the rewrite builds one filter of the (id, r) tuples; the bounds below
+# stay those of the one-column join.
 #
 #   flock /tmp/bloomfilter-heavy.lock bash bench/server/citus_repartition.sh
 #   ROWS=1000000 DIM=100000 bash bench/server/citus_repartition.sh   # scaled down 10x
@@ -28,13 +32,14 @@
 # Environment: PGBIN (default: the bindir of PG_CONFIG, else of pg_config in
 # PATH), PORT (coordinator; the workers take the next two; default 5561),
 # ROWS (default 10000000), DIM (default 1000000), RUNS (default 3), PAD
-# (default 0).  Results: bench/results/citus-repartition-results.md.
+# (default 0), KEYS (1 or 2, default 1).  Results: bench/results/citus-repartition-results.md.
 set -euo pipefail
 
 ROWS=${ROWS:-10000000}
 DIM=${DIM:-1000000}
 RUNS=${RUNS:-3}
 PAD=${PAD:-0}
+KEYS=${KEYS:-1}
 PORT=${PORT:-5561}
 PORTS=("$PORT" $((PORT + 1)) $((PORT + 2)))
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -59,19 +64,20 @@ coord -c 'CREATE EXTENSION bloomfilter'
 echo "loading $ROWS rows into fact and $DIM into dim (32 shards each, 2 workers; PAD=$PAD) ..."
 start=$SECONDS
 if [ "$PAD" -gt 0 ]; then padcol=", pad text"; padval=", repeat('x', $PAD)"; else padcol=""; padval=""; fi
-coord -c "CREATE TABLE fact (id bigint, k int, amount int $padcol)" \
+coord -c "CREATE TABLE fact (id bigint, k int, amount int, r int $padcol)" \
 	-c "SELECT create_distributed_table('fact', 'id')" \
-	-c "CREATE TABLE dim (id int, sel int, name text)" \
+	-c "CREATE TABLE dim (id int, sel int, name text, r int)" \
 	-c "SELECT create_distributed_table('dim', 'sel', colocate_with => 'none')" >/dev/null
-coord -c "INSERT INTO fact SELECT g, (g::bigint * 7919) % $DIM, g % 1000 $padval FROM generate_series(1, $ROWS) g" \
-	-c "INSERT INTO dim SELECT g, g % 100, 'name ' || g FROM generate_series(0, $DIM - 1) g" \
+coord -c "INSERT INTO fact SELECT g, (g::bigint * 7919) % $DIM, g % 1000, g % 7 $padval FROM generate_series(1, $ROWS) g" \
+	-c "INSERT INTO dim SELECT g, g % 100, 'name ' || g, g % 7 FROM generate_series(0, $DIM - 1) g" \
 	-c 'VACUUM ANALYZE fact' -c 'VACUUM ANALYZE dim' >/dev/null
 echo "loaded in $((SECONDS - start)) s"
 
 SETTINGS="SET citus.enable_repartition_joins = on; SET max_parallel_workers_per_gather = 0;"
 OFF="SET bloomfilter.citus_repartition = off;"
 if [ "$PAD" -gt 0 ]; then extra=", max(f.pad)"; else extra=""; fi
-query() { echo "SELECT count(*), sum(f.amount) $extra FROM fact f JOIN dim d ON f.k = d.id WHERE d.sel < $1"; }
+if [ "$KEYS" = 2 ]; then on="f.k = d.id AND f.r = d.r"; else on="f.k = d.id"; fi
+query() { echo "SELECT count(*), sum(f.amount) $extra FROM fact f JOIN dim d ON $on WHERE d.sel < $1"; }
 
 # run_ms SETTING SQL: the time of one run, in ms
 run_ms() {
@@ -135,6 +141,7 @@ for pct in 1 10 100; do
 done
 
 echo
+[ "$KEYS" = 2 ] && exit 0
 echo "what bounds the join (1%), best of $RUNS:"
 F="(SELECT bloom_agg(id) FROM dim WHERE sel < 1)"
 coord -c "CREATE TABLE filter_1pct AS SELECT bloom_agg(id) AS f FROM dim WHERE sel < 1" >/dev/null
@@ -145,10 +152,16 @@ bound() {
 	printf '  %-58s %10.1f ms\n' "$label" "$best"
 }
 bound "build: bloom_agg(id) over dim where sel < 1 (per shard)" "SELECT bloom_info($F) IS NOT NULL"
+bound "build, fixed shape: bloom_agg(id, DIM/100, 0.01) (per shard)" \
+	"SELECT bloom_info(bloom_agg(id, $DIM / 100, 0.01)) IS NOT NULL FROM dim WHERE sel < 1"
+bound "build, blocked: bloom_agg(id, DIM/100, 0.01, 'blocked') (per shard)" \
+	"SELECT bloom_info(bloom_agg(id, $DIM / 100, 0.01, 'blocked')) IS NOT NULL FROM dim WHERE sel < 1"
 bound "the sample of dim (1% of its pages)" "SELECT count(*), count(*) FILTER (WHERE sel < 1) FROM dim TABLESAMPLE SYSTEM (1)"
 bound "scan of fact: count(*)" "SELECT count(*) FROM fact"
 FC=$(coord -c "SELECT f FROM filter_1pct")
 bound "scan of fact with the probe: count(*) WHERE bloom_contains" "SELECT count(*) FROM fact f WHERE bloom_contains('$FC'::bloom, f.k)"
+FB=$(coord -c "SELECT bloom_agg(id, $DIM / 100, 0.01, 'blocked') FROM dim WHERE sel < 1")
+bound "scan of fact with the probe of the blocked filter" "SELECT count(*) FROM fact f WHERE bloom_contains('$FB'::bloom, f.k)"
 bound "the filtered join, rewrite off, constant filter written by hand" \
 	"$OFF $(query 1) AND bloom_contains('$FC'::bloom, f.k)"
 bound "dim's side alone: count(*) WHERE sel < 1" "SELECT count(*) FROM dim WHERE sel < 1"

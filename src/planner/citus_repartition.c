@@ -16,14 +16,17 @@
  *
  *	  This file does that in a planner hook that runs before Citus's
  *	  (shared_preload_libraries = 'citus,bloomfilter' installs ours last,
- *	  so it is called first): it recognises an inner join of exactly two
- *	  hash-distributed tables on one equality of same-typed columns that
- *	  Citus cannot push down whole, estimates from a sample how much of
- *	  the selective side its restrictions keep (the share of the other
- *	  side's shuffled rows that survives), and if that share is small
- *	  enough runs the build (bloom_agg over the selective side, through
- *	  Citus, per shard) and adds the probe to the query.  Everything it
- *	  cannot judge it leaves alone.
+ *	  so it is called first): in an inner join of up to MAX_TABLES tables
+ *	  it takes each pair of hash-distributed tables joined by equalities
+ *	  that Citus cannot push down whole, estimates from a sample how much
+ *	  of the pair's selective side its restrictions keep (the share of the
+ *	  other side's shuffled rows that survives), and if that share is
+ *	  small enough runs the build (bloom_agg over the selective side's key,
+ *	  through Citus, per shard) and adds the probe to the query.  A pair
+ *	  joined on several equalities gets one filter of its key tuples
+ *	  (bloom_tuple_hash, as the postgres_fdw rewrite's composite filter),
+ *	  and a key may be an expression of one table's columns beside a
+ *	  column equality.  Everything it cannot judge it leaves alone.
  *
  *	  The constant must never outlive the execution it was computed for.
  *	  A plan that carries one is marked with two invalidation items of a
@@ -58,6 +61,7 @@
 #include "nodes/nodeFuncs.h"
 #include "nodes/pathnodes.h"
 #include "nodes/plannodes.h"
+#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/planner.h"
 #include "rewrite/rewriteManip.h"
@@ -74,6 +78,7 @@
 #include "pg_compat.h"
 #include "planner/citus_repartition.h"
 #include "planner/extension_objects.h"
+#include "planner/tuple_probe.h"	/* TUPLE_MAX_COLUMNS */
 
 /* ---------------------------------------------------------------------
  * Settings and hook state
@@ -344,19 +349,38 @@ repart_executor_start(QueryDesc *queryDesc, int eflags)
 }
 
 /* ---------------------------------------------------------------------
- * The shape: an inner join of two tables on one equality
+ * The shape: inner joins of distributed tables on equalities
  * --------------------------------------------------------------------- */
 
-typedef struct JoinSide
+/* Most tables of a statement considered (each may cost a sample and a build). */
+#define MAX_TABLES			8
+
+/* A fraction not measured yet. */
+#define NOT_MEASURED		(-2.0)
+
+typedef struct JoinTable
 {
 	Index		varno;
 	RangeTblEntry *rte;
-	Var		   *key;			/* this side's join column */
 	char		partmethod;		/* Citus: 'h' hash, 'n' reference, ... */
 	int			colocation;
 	AttrNumber	distattno;		/* the distribution column */
-	List	   *quals;			/* restrictions on this side alone */
-} JoinSide;
+	List	   *quals;			/* restrictions on this table alone */
+	double		fraction;		/* the share its restrictions keep, or NOT_MEASURED */
+	char	   *fromwhere;		/* from_where(), once measured */
+} JoinTable;
+
+/*
+ * The equalities between two tables: keys[i] are t[i]'s sides, in the same
+ * order (a column, or an expression of t[i]'s columns alone).
+ */
+typedef struct JoinEdge
+{
+	JoinTable  *t[2];
+	List	   *keys[2];
+	int			build;			/* the chosen build side (0 or 1), or -1 */
+	Datum		filter;
+} JoinEdge;
 
 /*
  * The conjuncts of the WHERE clause and of inner joins' ON clauses; false
@@ -393,27 +417,33 @@ collect_conjuncts(Node *jtnode, List **conjuncts)
 	return false;
 }
 
-/* The two plain tables of the range table (the rest being joins), or false. */
+/*
+ * The plain tables of the range table (the rest being joins), 2 to
+ * MAX_TABLES of them, or false.
+ */
 static bool
-two_tables(Query *parse, JoinSide *a, JoinSide *b)
+collect_tables(Query *parse, JoinTable *tables, int *ntables)
 {
-	int			found = 0;
 	ListCell   *lc;
 
+	*ntables = 0;
 	foreach(lc, parse->rtable)
 	{
 		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
-		JoinSide   *side;
+		JoinTable  *t;
 
 		if (rte->rtekind == RTE_JOIN)
 			continue;
-		if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL || found == 2)
+		if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL ||
+			*ntables == MAX_TABLES)
 			return false;
-		side = found++ == 0 ? a : b;
-		side->varno = foreach_current_index(lc) + 1;
-		side->rte = rte;
+		t = &tables[(*ntables)++];
+		memset(t, 0, sizeof(*t));
+		t->varno = foreach_current_index(lc) + 1;
+		t->rte = rte;
+		t->fraction = NOT_MEASURED;
 	}
-	return found == 2;
+	return *ntables >= 2;
 }
 
 static Var *
@@ -423,44 +453,6 @@ plain_column(Node *node)
 		((Var *) node)->varattno > 0)
 		return (Var *) node;
 	return NULL;
-}
-
-/*
- * The first equality between a column of a and a column of b of the same
- * type, by that type's default equality.  Sets the sides' keys.
- */
-static bool
-find_equijoin(List *conjuncts, JoinSide *a, JoinSide *b)
-{
-	ListCell   *lc;
-
-	foreach(lc, conjuncts)
-	{
-		OpExpr	   *op = (OpExpr *) lfirst(lc);
-		Var		   *l,
-				   *r;
-
-		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
-			continue;
-		l = plain_column(linitial(op->args));
-		r = plain_column(lsecond(op->args));
-		if (l == NULL || r == NULL || l->vartype != r->vartype ||
-			op->opno != lookup_type_cache(l->vartype, TYPECACHE_EQ_OPR)->eq_opr)
-			continue;
-		if (l->varno == a->varno && r->varno == b->varno)
-		{
-			a->key = l;
-			b->key = r;
-			return true;
-		}
-		if (l->varno == b->varno && r->varno == a->varno)
-		{
-			a->key = r;
-			b->key = l;
-			return true;
-		}
-	}
-	return false;
 }
 
 static bool
@@ -473,14 +465,131 @@ has_param_walker(Node *node, void *context)
 	return expression_tree_walker(node, has_param_walker, context);
 }
 
+/* Whether a whole-row or system column is in the expression. */
+static bool
+has_special_column_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+		return ((Var *) node)->varattno <= 0 || ((Var *) node)->varlevelsup != 0;
+	return expression_tree_walker(node, has_special_column_walker, context);
+}
+
 /*
- * Assigns each conjunct on one side alone to that side, where the build
+ * The table a join key is of: one table's columns alone, evaluated the
+ * same on every node and in the build (nothing volatile, no parameter, no
+ * sub-select, aggregate or window function).  NULL otherwise.
+ */
+static JoinTable *
+key_table(Node *key, JoinTable *tables, int ntables)
+{
+	Relids		varnos = pull_varnos(NULL, key);
+	int			varno;
+
+	if (!bms_get_singleton_member(varnos, &varno) || contain_volatile_functions(key) ||
+		has_param_walker(key, NULL) || has_special_column_walker(key, NULL) ||
+		contain_agg_clause(key) || contain_window_function(key) || contain_subplans(key))
+		return NULL;
+	for (int i = 0; i < ntables; i++)
+		if ((int) tables[i].varno == varno)
+			return &tables[i];
+	return NULL;
+}
+
+/*
+ * Whether equality op on values of type (under collation) is one a filter
+ * of the values' hashes can stand for: the type's own default equality,
+ * the type hashable, the collation deterministic.
+ */
+static bool
+filterable_equality(Oid opno, Oid type, Oid collation)
+{
+	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_EQ_OPR | TYPECACHE_HASH_PROC);
+
+	return opno == tc->eq_opr && OidIsValid(tc->hash_proc) &&
+		(!OidIsValid(collation) || get_collation_isdeterministic(collation));
+}
+
+/* The edge between tables a and b, made if new; its side of a in *aside. */
+static JoinEdge *
+edge_of(List **edges, JoinTable *a, JoinTable *b, int *aside)
+{
+	JoinEdge   *e;
+	ListCell   *lc;
+
+	foreach(lc, *edges)
+	{
+		e = lfirst(lc);
+		if (e->t[0] == a && e->t[1] == b)
+			*aside = 0;
+		else if (e->t[0] == b && e->t[1] == a)
+			*aside = 1;
+		else
+			continue;
+		return e;
+	}
+	e = palloc0(sizeof(JoinEdge));
+	e->t[0] = a;
+	e->t[1] = b;
+	e->build = -1;
+	*edges = lappend(*edges, e);
+	*aside = 0;
+	return e;
+}
+
+/*
+ * The equalities between two tables, grouped by the pair of tables: an
+ * equality of two same-typed keys, each of one table alone, by that type's
+ * default equality.  A pair's several equalities make a composite key (up
+ * to TUPLE_MAX_COLUMNS; more are left out, which only makes the filter
+ * pass more).
+ */
+static List *
+find_edges(List *conjuncts, JoinTable *tables, int ntables)
+{
+	List	   *edges = NIL;
+	ListCell   *lc;
+
+	foreach(lc, conjuncts)
+	{
+		OpExpr	   *op = (OpExpr *) lfirst(lc);
+		Node	   *l,
+				   *r;
+		JoinTable  *lt,
+				   *rt;
+		JoinEdge   *e;
+		int			lside;
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+			continue;
+		l = linitial(op->args);
+		r = lsecond(op->args);
+		if (exprType(l) != exprType(r) ||
+			!filterable_equality(op->opno, exprType(l), op->inputcollid))
+			continue;
+		lt = key_table(l, tables, ntables);
+		rt = key_table(r, tables, ntables);
+		if (lt == NULL || rt == NULL || lt == rt)
+			continue;
+		e = edge_of(&edges, lt, rt, &lside);
+		if (list_length(e->keys[0]) == TUPLE_MAX_COLUMNS)
+			continue;
+		e->keys[lside] = lappend(e->keys[lside], l);
+		e->keys[1 - lside] = lappend(e->keys[1 - lside], r);
+	}
+	return edges;
+}
+
+/*
+ * Assigns each conjunct on one table alone to that table, where the build
  * can repeat it: no parameters (but those of a custom plan, replaced by
- * their values), nothing volatile (run twice, it could select other rows).  A restriction left out only makes the filter
- * bigger, never wrong.
+ * their values), nothing volatile (run twice, it could select other
+ * rows).  A restriction left out only makes the filter bigger, never
+ * wrong.
  */
 static void
-assign_quals(List *conjuncts, ParamListInfo boundParams, JoinSide *a, JoinSide *b)
+assign_quals(List *conjuncts, ParamListInfo boundParams, JoinTable *tables, int ntables)
 {
 	PlannerGlobal glob = {.type = T_PlannerGlobal, .boundParams = boundParams};
 	PlannerInfo root = {.type = T_PlannerInfo, .glob = &glob};
@@ -496,14 +605,12 @@ assign_quals(List *conjuncts, ParamListInfo boundParams, JoinSide *a, JoinSide *
 		if (boundParams != NULL && has_param_walker(qual, NULL))
 			qual = estimate_expression_value(&root, qual);
 
-		if (bms_get_singleton_member(varnos, &varno) &&
-			!contain_volatile_functions(qual) && !has_param_walker(qual, NULL))
-		{
-			if (varno == (int) a->varno)
-				a->quals = lappend(a->quals, qual);
-			else if (varno == (int) b->varno)
-				b->quals = lappend(b->quals, qual);
-		}
+		if (!bms_get_singleton_member(varnos, &varno) ||
+			contain_volatile_functions(qual) || has_param_walker(qual, NULL))
+			continue;
+		for (int i = 0; i < ntables; i++)
+			if ((int) tables[i].varno == varno)
+				tables[i].quals = lappend(tables[i].quals, qual);
 	}
 }
 
@@ -518,12 +625,12 @@ citus_installed(void)
 }
 
 /*
- * The side's distribution, from pg_dist_partition read directly (by its
+ * The table's distribution, from pg_dist_partition read directly (by its
  * index on logicalrelid where it has one): no statement is run for joins
  * of tables Citus does not distribute.  False if not distributed.
  */
 static bool
-read_distribution(JoinSide *side)
+read_distribution(JoinTable *side)
 {
 	Oid			catalog = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
 	Oid			index = get_relname_relid("pg_dist_partition_logical_relid_index",
@@ -556,16 +663,17 @@ read_distribution(JoinSide *side)
 		Datum		partkey = heap_getattr(tuple, key_att, desc, &key_null);
 		Datum		coloc = heap_getattr(tuple, coloc_att, desc, &coloc_null);
 
-		if (!method_null && !key_null && !coloc_null)
+		if (!method_null && !coloc_null)
 		{
-			Node	   *keynode = stringToNode(TextDatumGetCString(partkey));
-
 			side->partmethod = DatumGetChar(method);
 			side->colocation = DatumGetInt32(coloc);
-			if (IsA(keynode, Var))
+			found = true;
+			/* a reference table has no distribution column */
+			if (!key_null)
 			{
-				side->distattno = ((Var *) keynode)->varattno;
-				found = true;
+				Node	   *keynode = stringToNode(TextDatumGetCString(partkey));
+
+				side->distattno = IsA(keynode, Var) ? ((Var *) keynode)->varattno : InvalidAttrNumber;
 			}
 		}
 	}
@@ -583,52 +691,98 @@ setting_on(const char *name)
 }
 
 /*
- * Whether Citus moves the probe side's rows: not when the two tables are
- * joined on their co-located distribution columns (the join is pushed
- * down whole), nor when a single-table repartition keeps the probe side in
- * place (its key is its distribution column).
+ * Whether Citus moves the probe side's rows to join it with the build
+ * side: both hash-distributed and joined on at least one equality of two
+ * columns (Citus refuses a join of distributed tables on expressions
+ * alone); not when an equality joins their co-located distribution
+ * columns (the join is pushed down whole), nor when a single-table
+ * repartition may keep the probe side in place (an equality is on its
+ * distribution column).
  */
 static bool
-probe_side_moves(JoinSide *build, JoinSide *probe)
+probe_side_moves(JoinEdge *e, int build)
 {
-	bool		build_on_dist = build->key->varattno == build->distattno;
-	bool		probe_on_dist = probe->key->varattno == probe->distattno;
+	JoinTable  *b = e->t[build];
+	JoinTable  *p = e->t[1 - build];
+	bool		column_pair = false;
+	ListCell   *lb,
+			   *lp;
 
-	if (build_on_dist && probe_on_dist && build->colocation == probe->colocation)
+	if (b->partmethod != 'h' || p->partmethod != 'h' ||
+		b->distattno == InvalidAttrNumber || p->distattno == InvalidAttrNumber)
 		return false;
-	if (probe_on_dist && setting_on("citus.enable_single_hash_repartition_joins"))
-		return false;
-	return true;
+	forboth(lb, e->keys[build], lp, e->keys[1 - build])
+	{
+		Var		   *bv = plain_column(lfirst(lb));
+		Var		   *pv = plain_column(lfirst(lp));
+		bool		build_on_dist,
+					probe_on_dist;
+
+		if (bv == NULL || pv == NULL)
+			continue;
+		column_pair = true;
+		build_on_dist = bv->varattno == b->distattno;
+		probe_on_dist = pv->varattno == p->distattno;
+		if (build_on_dist && probe_on_dist && b->colocation == p->colocation)
+			return false;
+		if (probe_on_dist && setting_on("citus.enable_single_hash_repartition_joins"))
+			return false;
+	}
+	return column_pair;
 }
 
 /* ---------------------------------------------------------------------
  * The build side's statements
  * --------------------------------------------------------------------- */
 
+/* Node over the table's varno, deparsed over alias r. */
+static char *
+deparse_over_r(JoinTable *t, Node *node, bool showimplicit)
+{
+	List	   *dpcontext = deparse_context_for("r", t->rte->relid);
+	Node	   *copy = copyObject(node);
+
+	ChangeVarNodes(copy, t->varno, 1, 0);
+	return deparse_expression(copy, dpcontext, true, showimplicit);
+}
+
 /* "FROM [ONLY] schema.table r WHERE <quals>", with the quals over alias r. */
 static char *
-from_where(JoinSide *side)
+from_where(JoinTable *t)
 {
-	Oid			relid = side->rte->relid;
-	List	   *dpcontext = deparse_context_for("r", relid);
-	Node	   *quals = copyObject((Node *) make_ands_explicit(side->quals));
+	Oid			relid = t->rte->relid;
 	StringInfoData buf;
 
-	ChangeVarNodes(quals, side->varno, 1, 0);
 	initStringInfo(&buf);
 	appendStringInfo(&buf, " FROM %s%s r WHERE %s",
-					 side->rte->inh ? "" : "ONLY ",
+					 t->rte->inh ? "" : "ONLY ",
 					 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 												get_rel_name(relid)),
-					 deparse_expression(quals, dpcontext, true, false));
+					 deparse_over_r(t, (Node *) make_ands_explicit(t->quals), false));
 	return buf.data;
 }
 
+/*
+ * What the filter holds per build row, over alias r: the key, or a
+ * composite key's bloom_tuple_hash(k1, k2, ...).  Implicit casts are
+ * written out: the value hashed is the one the join compares.
+ */
 static char *
-key_name(JoinSide *side)
+filter_key_sql(JoinTable *t, List *keys)
 {
-	return psprintf("r.%s", quote_identifier(get_attname(side->rte->relid,
-														 side->key->varattno, false)));
+	StringInfoData buf;
+	ListCell   *lc;
+
+	if (list_length(keys) == 1)
+		return deparse_over_r(t, linitial(keys), true);
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%s.bloom_tuple_hash(",
+					 quote_identifier(get_namespace_name(extension_schema())));
+	foreach(lc, keys)
+		appendStringInfo(&buf, "%s%s", foreach_current_index(lc) > 0 ? ", " : "",
+						 deparse_over_r(t, lfirst(lc), true));
+	appendStringInfoChar(&buf, ')');
+	return buf.data;
 }
 
 /*
@@ -653,35 +807,42 @@ count_selected(const char *fromwhere, const char *sample, int64 *rows, int64 *se
 }
 
 /*
- * The share of the side's rows its restrictions keep: from a sample of 1%
+ * The share of the table's rows its restrictions keep: from a sample of 1%
  * of its pages, or, where that holds too few rows to tell (a small table),
- * from all of them; -1 if unknown.
+ * from all of them; -1 if unknown.  Measured once per table.
  */
 static double
-selected_fraction(const char *fromwhere)
+selected_fraction(JoinTable *t)
 {
 	int64		rows,
 				selected;
 
-	if (!count_selected(fromwhere, " TABLESAMPLE SYSTEM (" SAMPLE_PERCENT ")", &rows, &selected))
-		return -1;
-	if (rows < SAMPLE_MIN_ROWS &&
-		!count_selected(fromwhere, "", &rows, &selected))
-		return -1;
-	return rows == 0 ? 0 : (double) selected / (double) rows;
+	if (t->fraction != NOT_MEASURED)
+		return t->fraction;
+	t->fromwhere = from_where(t);
+	if (!count_selected(t->fromwhere, " TABLESAMPLE SYSTEM (" SAMPLE_PERCENT ")", &rows, &selected) ||
+		(rows < SAMPLE_MIN_ROWS && !count_selected(t->fromwhere, "", &rows, &selected)))
+		t->fraction = -1;
+	else
+		t->fraction = rows == 0 ? 0 : (double) selected / (double) rows;
+	elog(DEBUG1, "bloomfilter: Citus repartition join: %s keeps %s of its rows in the sample",
+		 get_rel_name(t->rte->relid),
+		 t->fraction < 0 ? "an unknown share" : psprintf("%.4f", t->fraction));
+	return t->fraction;
 }
 
 /*
- * The filter of the side's selected keys (bloom_agg, which Citus runs per
- * shard through the aggregate rewrite), copied out of SPI; false when no
- * row is selected (the aggregate's NULL).
+ * The filter of the build side's selected keys (bloom_agg, which Citus
+ * runs per shard through the aggregate rewrite), copied out of SPI; false
+ * when no row is selected (the aggregate's NULL).
  */
 static bool
-build_filter(JoinSide *side, const char *fromwhere, Datum *filter)
+build_filter(JoinEdge *e)
 {
+	JoinTable  *t = e->t[e->build];
 	char	   *sql = psprintf("SELECT %s.bloom_agg(%s)%s",
 							   quote_identifier(get_namespace_name(extension_schema())),
-							   key_name(side), fromwhere);
+							   filter_key_sql(t, e->keys[e->build]), t->fromwhere);
 	bool		isnull;
 	Datum		value;
 
@@ -690,7 +851,7 @@ build_filter(JoinSide *side, const char *fromwhere, Datum *filter)
 	value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 	if (isnull)
 		return false;
-	*filter = SPI_datumTransfer(value, false, -1);
+	e->filter = SPI_datumTransfer(value, false, -1);
 	return true;
 }
 
@@ -698,17 +859,86 @@ build_filter(JoinSide *side, const char *fromwhere, Datum *filter)
  * The rewrite
  * --------------------------------------------------------------------- */
 
-/* Adds bloom_contains(filter, probe.key) to the WHERE clause. */
-static void
-add_probe(Query *parse, JoinSide *probe, Datum filter, Oid bloom_type, Oid contains)
+/* The functions the probes call. */
+typedef struct ProbeFunctions
 {
-	Var		   *key = copyObject(probe->key);
-	Const	   *value = makeConst(bloom_type, -1, InvalidOid, -1, filter, false, false);
-	FuncExpr   *call = makeFuncExpr(contains, BOOLOID, list_make2(value, key),
-									InvalidOid, exprCollation((Node *) key),
-									COERCE_EXPLICIT_CALL);
+	Oid			bloom_type;
+	Oid			contains;		/* bloom_contains(bloom, anyelement) */
+	Oid			tuple_hash;		/* bloom_tuple_hash(VARIADIC "any") */
+} ProbeFunctions;
 
-	parse->jointree->quals = make_and_qual(parse->jointree->quals, (Node *) call);
+static bool
+probe_functions(ProbeFunctions *fns)
+{
+	Oid			contains_args[2] = {InvalidOid, ANYELEMENTOID};
+	Oid			hash_args[1] = {ANYOID};
+
+	fns->bloom_type = extension_type("bloom");
+	contains_args[0] = fns->bloom_type;
+	fns->contains = extension_function("bloom_contains", 2, contains_args);
+	fns->tuple_hash = extension_function("bloom_tuple_hash", 1, hash_args);
+	return OidIsValid(fns->contains) && may_execute(fns->contains) &&
+		OidIsValid(fns->tuple_hash) && may_execute(fns->tuple_hash);
+}
+
+/* The first collation of the keys, as the probe's input collation. */
+static Oid
+keys_collation(List *keys)
+{
+	ListCell   *lc;
+
+	foreach(lc, keys)
+		if (OidIsValid(exprCollation(lfirst(lc))))
+			return exprCollation(lfirst(lc));
+	return InvalidOid;
+}
+
+/*
+ * The probe of the edge's filter on its probe side: bloom_contains(filter,
+ * key) for one key, bloom_contains(filter, bloom_tuple_hash(k1, k2, ...))
+ * for a composite one.  (The typed bloom_contains_tuple of the
+ * postgres_fdw rewrite would come to the same: its support function turns
+ * it into this form where it is planned on a table, and on a coordinator
+ * the distributed table is one; Citus's nodes share the tables' types.)
+ */
+static Node *
+probe_expr(JoinEdge *e, const ProbeFunctions *fns)
+{
+	List	   *keys = copyObject(e->keys[1 - e->build]);
+	Const	   *filter = makeConst(fns->bloom_type, -1, InvalidOid, -1, e->filter, false, false);
+	Oid			collation = keys_collation(keys);
+	Node	   *value;
+
+	if (list_length(keys) == 1)
+		value = linitial(keys);
+	else
+		value = (Node *) makeFuncExpr(fns->tuple_hash, INT8OID, keys, InvalidOid, collation,
+									  COERCE_EXPLICIT_CALL);
+	return (Node *) makeFuncExpr(fns->contains, BOOLOID, list_make2(filter, value),
+								 InvalidOid, exprCollation(value), COERCE_EXPLICIT_CALL);
+}
+
+/* "table.column" or "table.(k1, k2, ...)", for the DEBUG lines. */
+static char *
+describe_keys(JoinTable *t, List *keys)
+{
+	List	   *dpcontext = deparse_context_for(get_rel_name(t->rte->relid), t->rte->relid);
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%s.%s", get_rel_name(t->rte->relid), list_length(keys) > 1 ? "(" : "");
+	foreach(lc, keys)
+	{
+		Node	   *key = copyObject(lfirst(lc));
+
+		ChangeVarNodes(key, t->varno, 1, 0);
+		appendStringInfo(&buf, "%s%s", foreach_current_index(lc) > 0 ? ", " : "",
+						 deparse_expression(key, dpcontext, false, false));
+	}
+	if (list_length(keys) > 1)
+		appendStringInfoChar(&buf, ')');
+	return buf.data;
 }
 
 /* The statement shapes considered at all; cheap tests first. */
@@ -718,99 +948,90 @@ candidate_statement(Query *parse)
 	return parse->commandType == CMD_SELECT && parse->utilityStmt == NULL &&
 		parse->cteList == NIL && parse->setOperations == NULL &&
 		parse->rowMarks == NIL && !parse->hasSubLinks &&
-		list_length(parse->rtable) >= 2 && list_length(parse->rtable) <= 3;
+		list_length(parse->rtable) >= 2;
 }
 
 /*
- * Of the sides with restrictions, the one that keeps the least of itself,
- * if it keeps at most bloomfilter.citus_repartition_max_fraction; its
- * from_where in *fromwhere.  NULL when neither qualifies.
+ * The edge's build side: of its two tables with restrictions whose
+ * partner Citus moves, the one that keeps the least of itself, if it
+ * keeps at most bloomfilter.citus_repartition_max_fraction.  False when
+ * neither qualifies.
  */
-static JoinSide *
-choose_build_side(JoinSide *a, JoinSide *b, char **fromwhere)
+static bool
+choose_build_side(JoinEdge *e)
 {
-	JoinSide   *sides[2] = {a, b};
-	JoinSide   *best = NULL;
 	double		best_fraction = 2;
 
+	e->build = -1;
 	for (int i = 0; i < 2; i++)
 	{
-		JoinSide   *build = sides[i];
-		JoinSide   *probe = sides[1 - i];
-		char	   *fw;
 		double		fraction;
 
-		if (build->quals == NIL || !probe_side_moves(build, probe))
+		if (e->t[i]->quals == NIL || !probe_side_moves(e, i))
 			continue;
-		fw = from_where(build);
-		fraction = selected_fraction(fw);
-		elog(DEBUG1, "bloomfilter: Citus repartition join: %s keeps %s of its rows in the sample",
-			 get_rel_name(build->rte->relid),
-			 fraction < 0 ? "an unknown share" : psprintf("%.4f", fraction));
+		fraction = selected_fraction(e->t[i]);
 		if (fraction < 0 || fraction > repart_max_fraction)
 			continue;
 		if (fraction < best_fraction)
 		{
-			best = build;
+			e->build = i;
 			best_fraction = fraction;
-			*fromwhere = fw;
 		}
 	}
-	return best;
+	return e->build >= 0;
 }
 
 /*
  * Rewrites parse if it qualifies; true if a filter was added, and then
- * *original is a copy of the statement without it.
+ * *original is a copy of the statement without it.  Each pair of joined
+ * tables gets at most one filter, on the side Citus moves.
  */
 static bool
 try_rewrite(Query *parse, ParamListInfo boundParams, Query **original)
 {
-	JoinSide	a = {0},
-				b = {0};
+	JoinTable	tables[MAX_TABLES];
+	int			ntables;
 	List	   *conjuncts = NIL;
-	Oid			bloom_type,
-				contains;
-	Oid			contains_args[2];
-	JoinSide   *build = NULL,
-			   *probe;
-	char	   *fromwhere = NULL;
-	Datum		filter;
-	bool		added = false;
+	List	   *edges;
+	List	   *built = NIL;
+	ProbeFunctions fns;
+	ListCell   *lc;
 
-	if (!candidate_statement(parse) || !two_tables(parse, &a, &b) ||
-		!collect_conjuncts((Node *) parse->jointree, &conjuncts) ||
-		!find_equijoin(conjuncts, &a, &b) || !OidIsValid(extension_schema()) ||
-		!citus_installed())
+	if (!candidate_statement(parse) || !collect_tables(parse, tables, &ntables) ||
+		!collect_conjuncts((Node *) parse->jointree, &conjuncts))
 		return false;
-	if (!read_distribution(&a) || a.partmethod != 'h' ||
-		!read_distribution(&b) || b.partmethod != 'h')
+	edges = find_edges(conjuncts, tables, ntables);
+	if (edges == NIL || !OidIsValid(extension_schema()) || !citus_installed())
 		return false;
-	bloom_type = extension_type("bloom");
-	contains_args[0] = bloom_type;
-	contains_args[1] = ANYELEMENTOID;
-	contains = extension_function("bloom_contains", 2, contains_args);
-	if (!OidIsValid(contains) || !may_execute(contains))
+	for (int i = 0; i < ntables; i++)
+		if (!read_distribution(&tables[i]))
+			return false;
+	if (!probe_functions(&fns))
 		return false;
-	assign_quals(conjuncts, boundParams, &a, &b);
-	if (a.quals == NIL && b.quals == NIL)
-		return false;
+	assign_quals(conjuncts, boundParams, tables, ntables);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		return false;
-	if ((build = choose_build_side(&a, &b, &fromwhere)) != NULL &&
-		build_filter(build, fromwhere, &filter))
-		added = true;
+	foreach(lc, edges)
+	{
+		JoinEdge   *e = lfirst(lc);
+
+		if (choose_build_side(e) && build_filter(e))
+			built = lappend(built, e);
+	}
 	SPI_finish();
-	if (!added)
+	if (built == NIL)
 		return false;
 	/* after SPI_finish: the new nodes belong to the planner's context */
-	probe = build == &a ? &b : &a;
 	*original = copyObject(parse);
-	add_probe(parse, probe, filter, bloom_type, contains);
-	elog(DEBUG1, "bloomfilter: Citus repartition join: %s.%s probed with the keys of %s",
-		 get_rel_name(probe->rte->relid),
-		 get_attname(probe->rte->relid, probe->key->varattno, false),
-		 get_rel_name(build->rte->relid));
+	foreach(lc, built)
+	{
+		JoinEdge   *e = lfirst(lc);
+
+		parse->jointree->quals = make_and_qual(parse->jointree->quals, probe_expr(e, &fns));
+		elog(DEBUG1, "bloomfilter: Citus repartition join: %s probed with the keys of %s",
+			 describe_keys(e->t[1 - e->build], e->keys[1 - e->build]),
+			 get_rel_name(e->t[e->build]->rte->relid));
+	}
 	return true;
 }
 

@@ -1,11 +1,12 @@
 /*
  * citus_repartition.h
  *	  The Bloom prefilter of Citus repartition joins (doc/distributed.md,
- *	  "Citus repartition joins"): before Citus plans an inner join of two
- *	  distributed tables that are not co-located on the join key, the keys
- *	  of the selective side are gathered into a filter, and the other side's
- *	  rows are probed with it in the map tasks, before they are partitioned
- *	  and shipped.
+ *	  "Citus repartition joins"): before Citus plans an inner join of
+ *	  distributed tables that are not co-located on the join keys, the keys
+ *	  (one column, an expression, or a tuple of them) of each pair's
+ *	  selective side are gathered into a filter, and the other side's rows
+ *	  are probed with it in the map tasks, before they are partitioned and
+ *	  shipped.
  */
 #ifndef BLOOMFILTER_CITUS_REPARTITION_H
 #define BLOOMFILTER_CITUS_REPARTITION_H
