@@ -39,7 +39,7 @@ typedef struct SemijoinObjects
 {
 	Oid			bloom_type;
 	Oid			probe_fn;		/* bloom_contains_typed(bloom, anyelement, text, text, text) */
-	Oid			agg_fn;			/* bloom_agg(anyelement, bigint, float8) */
+	Oid			agg_fn;			/* bloom_agg(anyelement, bigint, float8, text) */
 	Oid			tuple_hash_fn;	/* bloom_tuple_hash(VARIADIC "any") */
 	Oid			tuple_probe_fn; /* bloom_contains_tuple(bloom, text[], text, VARIADIC "any") */
 } SemijoinObjects;
