@@ -853,27 +853,67 @@ sub_root(QueryContext *cx, Query *sub)
 	return root;
 }
 
-/*   probe.k IN (SELECT b.k FROM b WHERE ...) */
+/*
+ * The clauses of an ANY sub-link's test, each  outer = $n  with $n the
+ * sub-select's n-th column: one for  k IN (SELECT ...), one per column
+ * for a row  (k1, k2) IN (SELECT x, y ...)  or  (k1, k2) = ANY (...),
+ * which the parser makes an AND of them.  NIL for any other test.
+ */
+static List *
+any_sublink_clauses(SubLink *sublink)
+{
+	Node	   *test = sublink->testexpr;
+	List	   *clauses;
+	ListCell   *lc;
+
+	if (test == NULL)
+		return NIL;
+	clauses = is_andclause(test) ? ((BoolExpr *) test)->args : list_make1(test);
+	foreach(lc, clauses)
+	{
+		OpExpr	   *op = lfirst(lc);
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+			return NIL;
+	}
+	return clauses;
+}
+
+/* The sub-select's column that the ANY clause  outer = $n  compares with, or NULL. */
+static Expr *
+any_clause_target(OpExpr *op, List *targets)
+{
+	Param	   *param = lsecond(op->args);
+	TargetEntry *te;
+
+	if (!IsA(param, Param) || param->paramkind != PARAM_SUBLINK ||
+		param->paramid < 1 || param->paramid > list_length(targets))
+		return NULL;
+	te = list_nth(targets, param->paramid - 1);
+	return te->resjunk || te->resno != param->paramid ? NULL : te->expr;
+}
+
+/*   probe.k IN (SELECT b.k FROM b WHERE ...), and per column of a row IN */
 static void
 match_any_sublink(QueryContext *cx, Link *link, SubLink *sublink, BuildSide *build)
 {
-	OpExpr	   *op = (OpExpr *) sublink->testexpr;
-	List	   *targets = build->query->targetList;
-	Expr	   *probe_key;
-	Var		   *probe_var;
+	ListCell   *lc;
 
-	if (op == NULL || !IsA(op, OpExpr) || list_length(op->args) != 2 ||
-		list_length(targets) != 1 || !IsA(lsecond(op->args), Param))
-		return;
-	probe_key = linitial(op->args);
-	probe_var = key_var((Node *) probe_key);
-	build->key = ((TargetEntry *) linitial(targets))->expr;
-	build->var = key_var((Node *) build->key);
-	if (probe_var == NULL || build->var == NULL ||
-		!bms_is_member(probe_var->varno, link->probe->members))
-		return;
-	build->root = sub_root(cx, build->query);
-	match_clause(cx, link, op, probe_var, probe_key, build);
+	foreach(lc, any_sublink_clauses(sublink))
+	{
+		OpExpr	   *op = lfirst(lc);
+		Expr	   *probe_key = linitial(op->args);
+		Var		   *probe_var = key_var((Node *) probe_key);
+
+		build->key = any_clause_target(op, build->query->targetList);
+		build->var = build->key ? key_var((Node *) build->key) : NULL;
+		if (probe_var == NULL || build->var == NULL ||
+			!bms_is_member(probe_var->varno, link->probe->members))
+			continue;
+		if (build->root == NULL)
+			build->root = sub_root(cx, build->query);
+		match_clause(cx, link, op, probe_var, probe_key, build);
+	}
 }
 
 /*
@@ -953,17 +993,20 @@ match_inner_key(InnerProbe *ip, OpExpr *op, Expr *outer_key, Expr *inner_key)
 	match_clause(&ip->cx, &ip->link, op, probe_var, inner_key, &build);
 }
 
-/*   outer.k IN (SELECT o.k FROM remote o WHERE ...) */
+/*   outer.k IN (SELECT o.k FROM remote o WHERE ...), and per column of a row IN */
 static void
 match_inner_any(InnerProbe *ip, SubLink *sublink)
 {
-	OpExpr	   *op = (OpExpr *) sublink->testexpr;
-	List	   *targets = ip->cx.query->targetList;
+	ListCell   *lc;
 
-	if (op == NULL || !IsA(op, OpExpr) || list_length(op->args) != 2 ||
-		list_length(targets) != 1 || !IsA(lsecond(op->args), Param))
-		return;
-	match_inner_key(ip, op, linitial(op->args), ((TargetEntry *) linitial(targets))->expr);
+	foreach(lc, any_sublink_clauses(sublink))
+	{
+		OpExpr	   *op = lfirst(lc);
+		Expr	   *inner_key = any_clause_target(op, ip->cx.query->targetList);
+
+		if (inner_key != NULL)
+			match_inner_key(ip, op, linitial(op->args), inner_key);
+	}
 }
 
 /*   EXISTS (SELECT ... FROM remote o WHERE o.k = outer.k AND ...): each conjunct */
