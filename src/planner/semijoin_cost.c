@@ -349,17 +349,27 @@ semijoin_filter_bytes_estimate(double capacity, double fpp)
  * The bytes of the filter bloom_agg(key, capacity, fpp,
  * SEMIJOIN_FILTER_LAYOUT) builds, as its sizing makes it; -1 when no such
  * filter can be made (over 1 GB).  A search over shapes of up to about a
- * millisecond, so it is asked only of filters that pay by the estimate.
+ * millisecond, so it is asked only of filters that pay by the estimate,
+ * and the last answer is kept (a statement planned again asks again).
  */
 double
 semijoin_filter_bytes(double capacity, double fpp)
 {
+	static double last_capacity = -1.0;
+	static double last_fpp = -1.0;
+	static double last_bytes = -1.0;
 	BloomShape	shape;
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 
-	if (!bf_shape_for(floor(capacity), fpp, BLOOM_LAYOUT_BLOCKED, &shape, errbuf))
-		return -1.0;
-	return (double) bf_shape_bytes(&shape);
+	capacity = floor(capacity);
+	if (capacity == last_capacity && fpp == last_fpp)
+		return last_bytes;
+	last_bytes = -1.0;
+	if (bf_shape_for(capacity, fpp, BLOOM_LAYOUT_BLOCKED, &shape, errbuf))
+		last_bytes = (double) bf_shape_bytes(&shape);
+	last_capacity = capacity;
+	last_fpp = fpp;
+	return last_bytes;
 }
 
 /*
