@@ -204,35 +204,6 @@ ndistinct_tuples(PlannerInfo *root, List *keys, double total)
 	return estimate_num_groups(root, keys, total, NULL, NULL);
 }
 
-/*
- * Distinct tuples of the keys among rows of the relation's total, as
- * selected_distinct: of all total rows, from extended statistics
- * (ndistinct) where they cover the columns, otherwise the product of the
- * columns' distinct counts capped by the rows; then scaled to the rows
- * selected.  *known: every column has statistics.
- */
-static double
-selected_distinct_tuples(PlannerInfo *root, List *keys, double total, double rows, bool *known)
-{
-	double		nd = 1.0;
-	ListCell   *lc;
-
-	*known = true;
-	foreach(lc, keys)
-	{
-		bool		column_known;
-
-		nd *= selected_distinct(root, lfirst(lc), total, total, &column_known);
-		*known &= column_known;
-	}
-	if (has_ndistinct_statistics(root, keys))
-		nd = ndistinct_tuples(root, keys, total);
-	nd = Min(nd, total);
-	if (rows >= total || nd <= 0)
-		return Max(Min(nd, rows), 1.0);
-	return Max(nd * (1.0 - pow(1.0 - rows / total, total / nd)), 1.0);
-}
-
 /* The one column the Vars are (all the same column), or NULL. */
 static Var *
 one_column(List *vars)
@@ -251,6 +222,52 @@ one_column(List *vars)
 }
 
 /*
+ * Distinct values of one key (a column, or an expression) among rows of
+ * total: an expression without statistics of its own takes the count of
+ * the one column it reads (see key_distinct).
+ */
+static double
+one_key_distinct(PlannerInfo *root, Expr *key, double total, double rows, bool *known)
+{
+	double		nd = selected_distinct(root, key, total, rows, known);
+	Var		   *column;
+
+	if (*known || IsA(key, Var) ||
+		(column = one_column(pull_var_clause((Node *) key, 0))) == NULL)
+		return nd;
+	return selected_distinct(root, (Expr *) column, total, rows, known);
+}
+
+/*
+ * Distinct tuples of the keys among rows of the relation's total, as
+ * selected_distinct: of all total rows, from extended statistics
+ * (ndistinct) where they cover the columns, otherwise the product of the
+ * columns' distinct counts capped by the rows; then scaled to the rows
+ * selected.  *known: every column has statistics.
+ */
+static double
+selected_distinct_tuples(PlannerInfo *root, List *keys, double total, double rows, bool *known)
+{
+	double		nd = 1.0;
+	ListCell   *lc;
+
+	*known = true;
+	foreach(lc, keys)
+	{
+		bool		column_known;
+
+		nd *= one_key_distinct(root, lfirst(lc), total, total, &column_known);
+		*known &= column_known;
+	}
+	if (has_ndistinct_statistics(root, keys))
+		nd = ndistinct_tuples(root, keys, total);
+	nd = Min(nd, total);
+	if (rows >= total || nd <= 0)
+		return Max(Min(nd, rows), 1.0);
+	return Max(nd * (1.0 - pow(1.0 - rows / total, total / nd)), 1.0);
+}
+
+/*
  * Distinct keys (a column, an expression, or a composite key's tuples)
  * among rows of total.  An expression without statistics of its own
  * (CREATE STATISTICS on it) has at most as many distinct values as the
@@ -260,16 +277,9 @@ one_column(List *vars)
 static double
 key_distinct(PlannerInfo *root, Expr *key, List *keys, double total, double rows, bool *known)
 {
-	double		nd;
-	Var		   *column;
-
 	if (list_length(keys) > 1)
 		return selected_distinct_tuples(root, keys, total, rows, known);
-	nd = selected_distinct(root, key, total, rows, known);
-	if (*known || IsA(key, Var) ||
-		(column = one_column(pull_var_clause((Node *) key, 0))) == NULL)
-		return nd;
-	return selected_distinct(root, (Expr *) column, total, rows, known);
+	return one_key_distinct(root, key, total, rows, known);
 }
 
 /* Bytes of a row the foreign scan ships: the columns the query uses. */

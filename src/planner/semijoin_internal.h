@@ -73,7 +73,10 @@ typedef struct Candidate
 	 */
 	int			nkeys;
 	List	   *probe_key_list; /* Expr: each key as written */
-	List	   *probe_var_list; /* Var: each key's column, the values probed */
+	List	   *probe_var_list; /* Var: each key's column (an expression's
+								 * first), which name the key */
+	List	   *probe_value_list;	/* Expr: the values probed, each the
+									 * column or the expression */
 	List	   *build_key_list; /* Expr: each build key */
 	Oid			probe_collation;	/* the tuple probe's input collation */
 	Oid			build_collation;	/* bloom_tuple_hash's, on the build side */

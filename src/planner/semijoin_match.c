@@ -1102,15 +1102,15 @@ same_sides(const Candidate *a, const Candidate *b)
 		a->build_query == b->build_query && a->build_rti == b->build_rti;
 }
 
-/* True if a candidate among keys probes var's column already. */
+/* True if a candidate among keys probes the value of c already. */
 static bool
-probes_column(List *keys, Var *var)
+probes_value(List *keys, const Candidate *c)
 {
 	ListCell   *lc;
 
 	foreach(lc, keys)
 	{
-		if (((Candidate *) lfirst(lc))->probe_var->varattno == var->varattno)
+		if (equal(((Candidate *) lfirst(lc))->probe_value, c->probe_value))
 			return true;
 	}
 	return false;
@@ -1158,7 +1158,7 @@ composite_problem(QueryContext *cx, Candidate *c, List *keys)
 		if (OidIsValid(coll) && !get_collation_isdeterministic(coll))
 			return "a key column compares under a nondeterministic collation";
 	}
-	if (!common_collation(c->probe_var_list, &c->probe_collation) ||
+	if (!common_collation(c->probe_value_list, &c->probe_collation) ||
 		!common_collation(c->build_key_list, &c->build_collation))
 		return "the key columns have different collations";
 	if (key_among(cx->analysis->unshipped, c->probe_relids,
@@ -1166,6 +1166,48 @@ composite_problem(QueryContext *cx, Candidate *c, List *keys)
 		return "postgres_fdw does not ship a probe of these columns: the filter would "
 			"cost without saving";
 	return NULL;
+}
+
+/*
+ * "table.(k1, k2)" of a composite key with an expression among its keys,
+ * from the keys' own names ("table.k1", "table.<expression>").
+ */
+static char *
+composite_name(Oid relid, List *keys, bool probe)
+{
+	char	   *rel = get_rel_name(relid);
+	size_t		skip = strlen(rel ? rel : "?") + 1;
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%s.(", rel ? rel : "?");
+	foreach(lc, keys)
+	{
+		Candidate  *k = lfirst(lc);
+		const char *name = probe ? k->probe_column : k->build_column;
+
+		appendStringInfo(&buf, "%s%s", foreach_current_index(lc) > 0 ? ", " : "",
+						 strlen(name) > skip ? name + skip : name);
+	}
+	appendStringInfoChar(&buf, ')');
+	return buf.data;
+}
+
+/* True if a key among keys is an expression, on the probe side or the build side. */
+static bool
+has_expression_key(List *keys)
+{
+	ListCell   *lc;
+
+	foreach(lc, keys)
+	{
+		Candidate  *k = lfirst(lc);
+
+		if (!IsA(k->probe_value, Var) || !IsA(k->build_key, Var))
+			return true;
+	}
+	return false;
 }
 
 /* The composite candidate of keys (single-column candidates of one pair of sides). */
@@ -1181,13 +1223,14 @@ add_composite(QueryContext *cx, List *keys)
 
 	*c = *first;
 	c->nkeys = list_length(keys);
-	c->probe_key_list = c->probe_var_list = c->build_key_list = NIL;
+	c->probe_key_list = c->probe_var_list = c->probe_value_list = c->build_key_list = NIL;
 	foreach(lc, keys)
 	{
 		Candidate  *k = lfirst(lc);
 
 		c->probe_key_list = lappend(c->probe_key_list, k->probe_key);
 		c->probe_var_list = lappend(c->probe_var_list, k->probe_var);
+		c->probe_value_list = lappend(c->probe_value_list, k->probe_value);
 		c->build_key_list = lappend(c->build_key_list, k->build_key);
 		build_vars = lappend(build_vars, k->build_var);
 	}
@@ -1196,6 +1239,11 @@ add_composite(QueryContext *cx, List *keys)
 							   key_columns_name(probe_rte->relid, c->probe_var_list));
 	c->build_column = psprintf("%s.%s", get_rel_name(build_rte->relid),
 							   key_columns_name(build_rte->relid, build_vars));
+	if (has_expression_key(keys))
+	{
+		c->probe_column = composite_name(probe_rte->relid, keys, true);
+		c->build_column = composite_name(build_rte->relid, keys, false);
+	}
 	c->why = composite_problem(cx, c, keys);
 	cx->analysis->candidates = lappend(cx->analysis->candidates, c);
 	if (c->why == NULL)
@@ -1219,18 +1267,17 @@ match_composites(QueryContext *cx, int first)
 		List	   *keys = NIL;
 		ListCell   *o;
 
-		if (c->why != NULL || c->nkeys > 1 || list_member_ptr(grouped, c) ||
-			!IsA(c->probe_value, Var))
+		if (c->why != NULL || c->nkeys > 1 || list_member_ptr(grouped, c))
 			continue;
 		foreach(o, found)
 		{
 			Candidate  *other = lfirst(o);
 
 			if (other->why != NULL || other->nkeys > 1 || !same_sides(c, other) ||
-				list_member_ptr(grouped, other) || !IsA(other->probe_value, Var))
+				list_member_ptr(grouped, other))
 				continue;
 			grouped = lappend(grouped, other);
-			if (!probes_column(keys, other->probe_var))
+			if (!probes_value(keys, other))
 				keys = lappend(keys, other);
 		}
 		if (list_length(keys) > 1)

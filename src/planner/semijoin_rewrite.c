@@ -289,7 +289,7 @@ add_filter(const Candidate *c, const SemijoinObjects *objects)
 	sublink->location = -1;
 	if (c->nkeys > 1)
 		probe = makeFuncExpr(objects->tuple_probe_fn, BOOLOID,
-							 tuple_probe_args((Node *) sublink, copyObject(c->probe_var_list)),
+							 tuple_probe_args((Node *) sublink, copyObject(c->probe_value_list)),
 							 InvalidOid, c->probe_collation, COERCE_EXPLICIT_CALL);
 	else
 		probe = makeFuncExpr(objects->probe_fn, BOOLOID,

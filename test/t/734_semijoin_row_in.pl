@@ -3,8 +3,9 @@
 # the foreign table inside the sub-select (probed with the outer relation's
 # key tuples) or outside it (probed with the sub-select's).  One filter of
 # the key tuples (bloom_tuple_hash, probed by bloom_contains_tuple), built
-# in the blocked layout.  Every result equals the one with the rewrite off;
-# NOT IN is left alone.
+# in the blocked layout.  Also expression keys within a composite key (a
+# join and a row IN), shippable and not.  Every result equals the one with
+# the rewrite off; NOT IN is left alone.
 use strict;
 use warnings;
 
@@ -122,5 +123,29 @@ check('row NOT IN', q{SELECT c.id FROM customers c
 	WHERE c.region = 'EU' AND (c.id, c.zone) NOT IN (SELECT customer_id, zone FROM remote_orders WHERE amount > 98)}, undef);
 check('row IN over a grouped sub-select', q{SELECT c.id FROM customers c
 	WHERE c.region = 'EU' AND (c.id, c.zone) IN (SELECT customer_id, min(zone) FROM remote_orders GROUP BY customer_id)}, undef);
+
+# 6. Expressions inside composite keys: a shippable expression of the
+# remote column is probed as the expression; one that postgres_fdw cannot
+# ship leaves the composite to the other columns.
+$local->safe_psql('postgres', q{CREATE FUNCTION local_upper(text) RETURNS text
+	LANGUAGE sql IMMUTABLE AS 'SELECT upper($1)'});
+my $expr_join = q{SELECT c.id, o.amount FROM customers c
+	JOIN remote_orders o ON o.customer_id = c.id AND upper(o.zone) = upper(c.zone) WHERE c.region = 'EU'};
+check('composite join key with an expression', $expr_join,
+	qr/bloom_contains_tuple\(\$\d+::public\.bloom, '\{integer,pg_catalog\.text\}'::text\[\], '\w+'::text, customer_id, upper\(zone\)\)/);
+cmp_ok(shipped($expr_join), '<', 1000, 'composite join key with an expression: few rows cross');
+like(decisions($expr_join),
+	qr/added semijoin prefilter on remote_orders\.\(customer_id, upper\(zone\)\) from customers\.\(id, upper\(zone\)\)/,
+	'composite join key with an expression: the log names the expression');
+check('row IN with an expression', q{SELECT c.id, c.zone FROM customers c
+	WHERE c.region = 'EU' AND (c.id, upper(c.zone)) IN (SELECT customer_id, upper(zone) FROM remote_orders)},
+	qr/bloom_contains_tuple\(\$\d+::public\.bloom, '\{integer,pg_catalog\.text\}'::text\[\], '\w+'::text, customer_id, upper\(zone\)\)/);
+my $local_fn = q{SELECT c.id, o.amount FROM customers c
+	JOIN remote_orders o ON o.customer_id = c.id AND local_upper(o.zone) = upper(c.zone) WHERE c.region = 'EU'};
+my ($off, $on, $sql) = semijoin_both_ways($local, $local_fn);
+is($on, $off, 'composite key with an unshippable expression: the same rows');
+unlike($sql, qr/bloom_contains_tuple/, 'composite key with an unshippable expression: no tuple filter');
+like($sql, qr/bloom_contains_typed\(\$\d+::public\.bloom, customer_id, 'integer'::text/,
+	'composite key with an unshippable expression: the filter of the other column');
 
 done_testing();
