@@ -52,6 +52,9 @@ typedef struct FixedArgs
 typedef struct BloomAggState
 {
 	BloomFilter *filter;		/* fixed shape: the filter being built */
+	void	   *filter_alloc;	/* fixed shape built here: the allocation
+								 * holding filter, which may start up to 63
+								 * bytes into it (a cache line boundary) */
 	HashCollector *hashes;		/* sized to the data, or deferred: distinct
 								 * raw hashes */
 	uint64		rows;			/* sized to the data, or deferred: non-null

@@ -96,7 +96,7 @@ lookup_objects(SemijoinObjects *out)
 {
 	Oid			probe_args[TYPED_PROBE_NARGS] = {InvalidOid, ANYELEMENTOID, TEXTOID, TEXTOID,
 	TEXTOID};
-	static const Oid agg_args[3] = {ANYELEMENTOID, INT8OID, FLOAT8OID};
+	static const Oid agg_args[4] = {ANYELEMENTOID, INT8OID, FLOAT8OID, TEXTOID};
 	static const Oid tuple_hash_args[1] = {ANYOID};
 	Oid			tuple_probe_args[4] = {InvalidOid, TEXTARRAYOID, TEXTOID, ANYOID};
 
@@ -105,7 +105,7 @@ lookup_objects(SemijoinObjects *out)
 		return false;
 	probe_args[0] = out->bloom_type;
 	out->probe_fn = extension_function("bloom_contains_typed", TYPED_PROBE_NARGS, probe_args);
-	out->agg_fn = extension_function("bloom_agg", 3, agg_args);
+	out->agg_fn = extension_function("bloom_agg", 4, agg_args);
 	out->tuple_hash_fn = extension_function("bloom_tuple_hash", 1, tuple_hash_args);
 	tuple_probe_args[0] = out->bloom_type;
 	out->tuple_probe_fn = extension_function("bloom_contains_tuple", 4, tuple_probe_args);

@@ -39,7 +39,7 @@ typedef struct SemijoinObjects
 {
 	Oid			bloom_type;
 	Oid			probe_fn;		/* bloom_contains_typed(bloom, anyelement, text, text, text) */
-	Oid			agg_fn;			/* bloom_agg(anyelement, bigint, float8) */
+	Oid			agg_fn;			/* bloom_agg(anyelement, bigint, float8, text) */
 	Oid			tuple_hash_fn;	/* bloom_tuple_hash(VARIADIC "any") */
 	Oid			tuple_probe_fn; /* bloom_contains_tuple(bloom, text[], text, VARIADIC "any") */
 } SemijoinObjects;
@@ -73,7 +73,10 @@ typedef struct Candidate
 	 */
 	int			nkeys;
 	List	   *probe_key_list; /* Expr: each key as written */
-	List	   *probe_var_list; /* Var: each key's column, the values probed */
+	List	   *probe_var_list; /* Var: each key's column (an expression's
+								 * first), which name the key */
+	List	   *probe_value_list;	/* Expr: the values probed, each the
+									 * column or the expression */
 	List	   *build_key_list; /* Expr: each build key */
 	Oid			probe_collation;	/* the tuple probe's input collation */
 	Oid			build_collation;	/* bloom_tuple_hash's, on the build side */

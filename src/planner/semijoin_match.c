@@ -853,27 +853,67 @@ sub_root(QueryContext *cx, Query *sub)
 	return root;
 }
 
-/*   probe.k IN (SELECT b.k FROM b WHERE ...) */
+/*
+ * The clauses of an ANY sub-link's test, each  outer = $n  with $n the
+ * sub-select's n-th column: one for  k IN (SELECT ...), one per column
+ * for a row  (k1, k2) IN (SELECT x, y ...)  or  (k1, k2) = ANY (...),
+ * which the parser makes an AND of them.  NIL for any other test.
+ */
+static List *
+any_sublink_clauses(SubLink *sublink)
+{
+	Node	   *test = sublink->testexpr;
+	List	   *clauses;
+	ListCell   *lc;
+
+	if (test == NULL)
+		return NIL;
+	clauses = is_andclause(test) ? ((BoolExpr *) test)->args : list_make1(test);
+	foreach(lc, clauses)
+	{
+		OpExpr	   *op = lfirst(lc);
+
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+			return NIL;
+	}
+	return clauses;
+}
+
+/* The sub-select's column that the ANY clause  outer = $n  compares with, or NULL. */
+static Expr *
+any_clause_target(OpExpr *op, List *targets)
+{
+	Param	   *param = lsecond(op->args);
+	TargetEntry *te;
+
+	if (!IsA(param, Param) || param->paramkind != PARAM_SUBLINK ||
+		param->paramid < 1 || param->paramid > list_length(targets))
+		return NULL;
+	te = list_nth(targets, param->paramid - 1);
+	return te->resjunk || te->resno != param->paramid ? NULL : te->expr;
+}
+
+/*   probe.k IN (SELECT b.k FROM b WHERE ...), and per column of a row IN */
 static void
 match_any_sublink(QueryContext *cx, Link *link, SubLink *sublink, BuildSide *build)
 {
-	OpExpr	   *op = (OpExpr *) sublink->testexpr;
-	List	   *targets = build->query->targetList;
-	Expr	   *probe_key;
-	Var		   *probe_var;
+	ListCell   *lc;
 
-	if (op == NULL || !IsA(op, OpExpr) || list_length(op->args) != 2 ||
-		list_length(targets) != 1 || !IsA(lsecond(op->args), Param))
-		return;
-	probe_key = linitial(op->args);
-	probe_var = key_var((Node *) probe_key);
-	build->key = ((TargetEntry *) linitial(targets))->expr;
-	build->var = key_var((Node *) build->key);
-	if (probe_var == NULL || build->var == NULL ||
-		!bms_is_member(probe_var->varno, link->probe->members))
-		return;
-	build->root = sub_root(cx, build->query);
-	match_clause(cx, link, op, probe_var, probe_key, build);
+	foreach(lc, any_sublink_clauses(sublink))
+	{
+		OpExpr	   *op = lfirst(lc);
+		Expr	   *probe_key = linitial(op->args);
+		Var		   *probe_var = key_var((Node *) probe_key);
+
+		build->key = any_clause_target(op, build->query->targetList);
+		build->var = build->key ? key_var((Node *) build->key) : NULL;
+		if (probe_var == NULL || build->var == NULL ||
+			!bms_is_member(probe_var->varno, link->probe->members))
+			continue;
+		if (build->root == NULL)
+			build->root = sub_root(cx, build->query);
+		match_clause(cx, link, op, probe_var, probe_key, build);
+	}
 }
 
 /*
@@ -953,17 +993,20 @@ match_inner_key(InnerProbe *ip, OpExpr *op, Expr *outer_key, Expr *inner_key)
 	match_clause(&ip->cx, &ip->link, op, probe_var, inner_key, &build);
 }
 
-/*   outer.k IN (SELECT o.k FROM remote o WHERE ...) */
+/*   outer.k IN (SELECT o.k FROM remote o WHERE ...), and per column of a row IN */
 static void
 match_inner_any(InnerProbe *ip, SubLink *sublink)
 {
-	OpExpr	   *op = (OpExpr *) sublink->testexpr;
-	List	   *targets = ip->cx.query->targetList;
+	ListCell   *lc;
 
-	if (op == NULL || !IsA(op, OpExpr) || list_length(op->args) != 2 ||
-		list_length(targets) != 1 || !IsA(lsecond(op->args), Param))
-		return;
-	match_inner_key(ip, op, linitial(op->args), ((TargetEntry *) linitial(targets))->expr);
+	foreach(lc, any_sublink_clauses(sublink))
+	{
+		OpExpr	   *op = lfirst(lc);
+		Expr	   *inner_key = any_clause_target(op, ip->cx.query->targetList);
+
+		if (inner_key != NULL)
+			match_inner_key(ip, op, linitial(op->args), inner_key);
+	}
 }
 
 /*   EXISTS (SELECT ... FROM remote o WHERE o.k = outer.k AND ...): each conjunct */
@@ -1059,15 +1102,15 @@ same_sides(const Candidate *a, const Candidate *b)
 		a->build_query == b->build_query && a->build_rti == b->build_rti;
 }
 
-/* True if a candidate among keys probes var's column already. */
+/* True if a candidate among keys probes the value of c already. */
 static bool
-probes_column(List *keys, Var *var)
+probes_value(List *keys, const Candidate *c)
 {
 	ListCell   *lc;
 
 	foreach(lc, keys)
 	{
-		if (((Candidate *) lfirst(lc))->probe_var->varattno == var->varattno)
+		if (equal(((Candidate *) lfirst(lc))->probe_value, c->probe_value))
 			return true;
 	}
 	return false;
@@ -1115,7 +1158,7 @@ composite_problem(QueryContext *cx, Candidate *c, List *keys)
 		if (OidIsValid(coll) && !get_collation_isdeterministic(coll))
 			return "a key column compares under a nondeterministic collation";
 	}
-	if (!common_collation(c->probe_var_list, &c->probe_collation) ||
+	if (!common_collation(c->probe_value_list, &c->probe_collation) ||
 		!common_collation(c->build_key_list, &c->build_collation))
 		return "the key columns have different collations";
 	if (key_among(cx->analysis->unshipped, c->probe_relids,
@@ -1123,6 +1166,48 @@ composite_problem(QueryContext *cx, Candidate *c, List *keys)
 		return "postgres_fdw does not ship a probe of these columns: the filter would "
 			"cost without saving";
 	return NULL;
+}
+
+/*
+ * "table.(k1, k2)" of a composite key with an expression among its keys,
+ * from the keys' own names ("table.k1", "table.<expression>").
+ */
+static char *
+composite_name(Oid relid, List *keys, bool probe)
+{
+	char	   *rel = get_rel_name(relid);
+	size_t		skip = strlen(rel ? rel : "?") + 1;
+	StringInfoData buf;
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "%s.(", rel ? rel : "?");
+	foreach(lc, keys)
+	{
+		Candidate  *k = lfirst(lc);
+		const char *name = probe ? k->probe_column : k->build_column;
+
+		appendStringInfo(&buf, "%s%s", foreach_current_index(lc) > 0 ? ", " : "",
+						 strlen(name) > skip ? name + skip : name);
+	}
+	appendStringInfoChar(&buf, ')');
+	return buf.data;
+}
+
+/* True if a key among keys is an expression, on the probe side or the build side. */
+static bool
+has_expression_key(List *keys)
+{
+	ListCell   *lc;
+
+	foreach(lc, keys)
+	{
+		Candidate  *k = lfirst(lc);
+
+		if (!IsA(k->probe_value, Var) || !IsA(k->build_key, Var))
+			return true;
+	}
+	return false;
 }
 
 /* The composite candidate of keys (single-column candidates of one pair of sides). */
@@ -1138,13 +1223,14 @@ add_composite(QueryContext *cx, List *keys)
 
 	*c = *first;
 	c->nkeys = list_length(keys);
-	c->probe_key_list = c->probe_var_list = c->build_key_list = NIL;
+	c->probe_key_list = c->probe_var_list = c->probe_value_list = c->build_key_list = NIL;
 	foreach(lc, keys)
 	{
 		Candidate  *k = lfirst(lc);
 
 		c->probe_key_list = lappend(c->probe_key_list, k->probe_key);
 		c->probe_var_list = lappend(c->probe_var_list, k->probe_var);
+		c->probe_value_list = lappend(c->probe_value_list, k->probe_value);
 		c->build_key_list = lappend(c->build_key_list, k->build_key);
 		build_vars = lappend(build_vars, k->build_var);
 	}
@@ -1153,6 +1239,11 @@ add_composite(QueryContext *cx, List *keys)
 							   key_columns_name(probe_rte->relid, c->probe_var_list));
 	c->build_column = psprintf("%s.%s", get_rel_name(build_rte->relid),
 							   key_columns_name(build_rte->relid, build_vars));
+	if (has_expression_key(keys))
+	{
+		c->probe_column = composite_name(probe_rte->relid, keys, true);
+		c->build_column = composite_name(build_rte->relid, keys, false);
+	}
 	c->why = composite_problem(cx, c, keys);
 	cx->analysis->candidates = lappend(cx->analysis->candidates, c);
 	if (c->why == NULL)
@@ -1176,18 +1267,17 @@ match_composites(QueryContext *cx, int first)
 		List	   *keys = NIL;
 		ListCell   *o;
 
-		if (c->why != NULL || c->nkeys > 1 || list_member_ptr(grouped, c) ||
-			!IsA(c->probe_value, Var))
+		if (c->why != NULL || c->nkeys > 1 || list_member_ptr(grouped, c))
 			continue;
 		foreach(o, found)
 		{
 			Candidate  *other = lfirst(o);
 
 			if (other->why != NULL || other->nkeys > 1 || !same_sides(c, other) ||
-				list_member_ptr(grouped, other) || !IsA(other->probe_value, Var))
+				list_member_ptr(grouped, other))
 				continue;
 			grouped = lappend(grouped, other);
-			if (!probes_column(keys, other->probe_var))
+			if (!probes_value(keys, other))
 				keys = lappend(keys, other);
 		}
 		if (list_length(keys) > 1)

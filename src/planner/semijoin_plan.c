@@ -213,8 +213,13 @@ note_local_tuple_probe(LocalProbes *lp, List *values)
 
 	foreach(lc, values)
 	{
-		Var		   *var = scanned_column(lp, lfirst(lc));
+		Node	   *value = lfirst(lc);
+		Var		   *var = scanned_column(lp, value);
+		List	   *inner;
 
+		/* an expression key is named by its first column, as the candidate's */
+		if (var == NULL && !IsA(value, Var) && (inner = pull_var_clause(value, 0)) != NIL)
+			var = scanned_column(lp, linitial(inner));
 		if (var == NULL)
 			return;
 		relid = rt_fetch(var->varno, lp->rtable)->relid;

@@ -5,7 +5,7 @@
  *	  analyzed into candidates, the chosen ones decided by the cost rule;
  *	  then, for each chosen one, the filter written into the Query:
  *
- *		bloom_contains_typed((SELECT bloom_agg(build.k, capacity, fpp)
+ *		bloom_contains_typed((SELECT bloom_agg(build.k, capacity, fpp, 'blocked')
  *							  FROM build WHERE <build's own quals>),
  *							 foreign.k, '<k's declared type>',
  *							 '<the filter's collation>', '<our encoding>')
@@ -14,7 +14,8 @@
  *	  composite key (several equijoin clauses between the two relations)
  *
  *		bloom_contains_tuple((SELECT bloom_agg(bloom_tuple_hash(build.k1,
- *							  build.k2), capacity, fpp) FROM build WHERE ...),
+ *							  build.k2), capacity, fpp, 'blocked')
+ *							  FROM build WHERE ...),
  *							 '{<declared types>}', '<our encoding>',
  *							 foreign.k1, foreign.k2)
  *
@@ -26,14 +27,17 @@
 
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parse_relation.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
 
 #include "pg_compat.h"
+#include "planner/semijoin.h"
 #include "planner/semijoin_internal.h"
 #include "planner/tuple_probe.h"
 #include "planner/typed_probe.h"
@@ -187,7 +191,10 @@ agg_argument(Expr *expr, int resno)
 	return makeTargetEntry(expr, resno, NULL, false);
 }
 
-/* bloom_agg(key, capacity, fpp), with the candidate's capacity and fpp. */
+/*
+ * bloom_agg(key, capacity, fpp, SEMIJOIN_FILTER_LAYOUT), with the
+ * candidate's capacity and fpp: the layout the cost rule sized.
+ */
 static Aggref *
 filter_aggref(const Candidate *c, Expr *key, const SemijoinObjects *objects)
 {
@@ -196,13 +203,15 @@ filter_aggref(const Candidate *c, Expr *key, const SemijoinObjects *objects)
 									 Int64GetDatum((int64) c->capacity), false, FLOAT8PASSBYVAL);
 	Const	   *fpp = makeConst(FLOAT8OID, -1, InvalidOid, 8, Float8GetDatum(c->fpp),
 								false, FLOAT8PASSBYVAL);
+	Const	   *layout = makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+								   CStringGetTextDatum(SEMIJOIN_FILTER_LAYOUT), false, false);
 
 	agg->aggfnoid = objects->agg_fn;
 	agg->aggtype = objects->bloom_type;
 	agg->inputcollid = c->collation;
-	agg->aggargtypes = list_make3_oid(exprType((Node *) key), INT8OID, FLOAT8OID);
-	agg->args = list_make3(agg_argument(key, 1), agg_argument((Expr *) capacity, 2),
-						   agg_argument((Expr *) fpp, 3));
+	agg->aggargtypes = list_make4_oid(exprType((Node *) key), INT8OID, FLOAT8OID, TEXTOID);
+	agg->args = list_make4(agg_argument(key, 1), agg_argument((Expr *) capacity, 2),
+						   agg_argument((Expr *) fpp, 3), agg_argument((Expr *) layout, 4));
 	agg->aggkind = AGGKIND_NORMAL;
 	agg->aggsplit = AGGSPLIT_SIMPLE;
 	agg->aggno = -1;
@@ -224,7 +233,7 @@ filter_key(const Candidate *c, const SemijoinObjects *objects)
 								 InvalidOid, c->build_collation, COERCE_EXPLICIT_CALL);
 }
 
-/* SELECT bloom_agg(key, capacity, fpp) FROM build WHERE <its quals> */
+/* SELECT bloom_agg(key, capacity, fpp, layout) FROM build WHERE <its quals> */
 static Query *
 filter_subselect(const Candidate *c, const SemijoinObjects *objects)
 {
@@ -280,7 +289,7 @@ add_filter(const Candidate *c, const SemijoinObjects *objects)
 	sublink->location = -1;
 	if (c->nkeys > 1)
 		probe = makeFuncExpr(objects->tuple_probe_fn, BOOLOID,
-							 tuple_probe_args((Node *) sublink, copyObject(c->probe_var_list)),
+							 tuple_probe_args((Node *) sublink, copyObject(c->probe_value_list)),
 							 InvalidOid, c->probe_collation, COERCE_EXPLICIT_CALL);
 	else
 		probe = makeFuncExpr(objects->probe_fn, BOOLOID,

@@ -291,29 +291,38 @@ bloom_contains_tuple(PG_FUNCTION_ARGS)
  * What the rewrite writes, and the planner support
  * --------------------------------------------------------------------- */
 
-/* A text[] constant of the columns' declared types. */
+/*
+ * A text[] constant of the values' declared types: a column's, or an
+ * expression's result type (written as a column of that type would be).
+ */
 static Const *
-types_const(List *columns)
+types_const(List *values)
 {
-	int			n = list_length(columns);
+	int			n = list_length(values);
 	Datum	   *elems = palloc(sizeof(Datum) * n);
 	int			i = 0;
 	ListCell   *lc;
 
-	foreach(lc, columns)
-		elems[i++] = CStringGetTextDatum(column_type_spec(lfirst(lc)));
+	foreach(lc, values)
+	{
+		Node	   *value = lfirst(lc);
+		Var		   *typed = IsA(value, Var) ? (Var *) value
+			: makeVar(1, 1, exprType(value), exprTypmod(value), exprCollation(value), 0);
+
+		elems[i++] = CStringGetTextDatum(column_type_spec(typed));
+	}
 	return makeConst(TEXTARRAYOID, -1, InvalidOid, -1,
 					 PointerGetDatum(construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT)),
 					 false, false);
 }
 
 List *
-tuple_probe_args(Node *filter, List *columns)
+tuple_probe_args(Node *filter, List *values)
 {
 	Const	   *encoding = makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
 									 CStringGetTextDatum(GetDatabaseEncodingName()), false, false);
 
-	return list_concat(list_make3(filter, types_const(columns), encoding), columns);
+	return list_concat(list_make3(filter, types_const(values), encoding), values);
 }
 
 /* The range-table entry of a column, from the planner's query levels. */

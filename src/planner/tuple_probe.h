@@ -19,10 +19,10 @@
 #define TUPLE_MAX_COLUMNS	32
 
 /*
- * The arguments of a probe of the key columns (Vars) with filter: the
- * filter, the columns' declared types, this database's encoding, the
- * columns.
+ * The arguments of a probe of the key values (columns, or expressions of
+ * one column) with filter: the filter, the values' declared types, this
+ * database's encoding, the values.
  */
-extern List *tuple_probe_args(Node *filter, List *columns);
+extern List *tuple_probe_args(Node *filter, List *values);
 
 #endif							/* BLOOMFILTER_TUPLE_PROBE_H */

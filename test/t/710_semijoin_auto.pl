@@ -150,8 +150,8 @@ check('the setting off', q{
 my $plan = $local->safe_psql('postgres', q{EXPLAIN (VERBOSE, COSTS OFF)
 	SELECT o.id FROM customers c JOIN remote_orders o ON o.customer_id = c.id WHERE c.region = 'EU'});
 like($plan, qr/InitPlan 1/, 'the filter is an InitPlan');
-like($plan, qr/bloom_agg\(c(ustomers)?(_\d+)?\.id, '?\d+'?(::bigint)?, '?[0-9.e-]+'?(::double precision)?\)/,
-	'the InitPlan aggregates the build keys with a capacity and an fpp');
+like($plan, qr/bloom_agg\(c(ustomers)?(_\d+)?\.id, '?\d+'?(::bigint)?, '?[0-9.e-]+'?(::double precision)?, 'blocked'::text\)/,
+	'the InitPlan aggregates the build keys with a capacity, an fpp and the blocked layout');
 
 # The decision is reported with its numbers.
 my ($ret, $out, $err) = $local->psql('postgres', q{

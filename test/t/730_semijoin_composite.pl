@@ -162,6 +162,16 @@ is($local->safe_psql('postgres', q{WITH f AS (SELECT bloom_agg(bloom_tuple_hash(
 	       bloom_contains_tuple(f, '{numeric,pg_catalog.date}', 'UTF8', 1::int, day + 1)
 	FROM f, picks WHERE store_id = 1}),
 	't|f|t|t', 'bloom_contains_tuple: members, non-members, NULL, a type that differs passes');
+# the same probe of the layout the rewrite builds (blocked)
+is($local->safe_psql('postgres', q{WITH f AS (SELECT bloom_agg(bloom_tuple_hash(store_id, day), 1000, 0.0001, 'blocked') f FROM picks)
+	SELECT bloom_contains_tuple(f, '{integer,pg_catalog.date}', 'UTF8', 1::int, day),
+	       bloom_contains_tuple(f, '{integer,pg_catalog.date}', 'UTF8', 1::int, day + 1),
+	       bloom_contains_tuple(f, '{integer,pg_catalog.date}', 'UTF8', 1::int, NULL::date) IS NULL
+	FROM f, picks WHERE store_id = 1}),
+	't|f|t', 'bloom_contains_tuple on a blocked filter: members, non-members, NULL');
+my $build = $local->safe_psql('postgres', qq{EXPLAIN (VERBOSE, COSTS OFF) $visits});
+like($build, qr/bloom_agg\(bloom_tuple_hash\(v(_\d+)?\.store_id, v(_\d+)?\.day\), '?\d+'?(::bigint)?, '?[0-9.e-]+'?(::double precision)?, 'blocked'::text\)/,
+	'the composite filter is built in the blocked layout');
 my ($ret, $out, $err) = $local->psql('postgres', q{SELECT bloom_tuple_hash(VARIADIC ARRAY[1, 2])});
 like($err, qr/separate values/, 'bloom_tuple_hash: a VARIADIC array is refused');
 
