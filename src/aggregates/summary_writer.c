@@ -378,27 +378,25 @@ delta_index(Relation rel)
 /*
  * Whether the partition's deltas, this transaction's included, have passed
  * bloomfilter.summary_merge_deltas or bloomfilter.summary_merge_keys (at
- * least two of them: one delta alone is merged by nobody); if so, the
- * deltas counted are left in buf->merge_tids for the merge.
+ * least two of them: one delta alone is merged by nobody); if so, every
+ * delta of the partition visible now is left in buf->merge_tids for the
+ * merge.
  *
  * The deltas are counted newest first, by a backward scan of the index on
  * (summary_id, partition), whose entries of one partition are in the order
  * of their heap TIDs; until the threshold is passed the scan looks at no
- * more than MERGE_SCAN_FACTOR times it of entries, and then at no more
- * than MERGE_SCAN_MAX, for the merge to take.  Deltas of merges done since
- * the last vacuum stay in the index as dead entries, at the older end
- * while the heap grows at its end, and a scan of all of them (a count(*))
- * would cost each check more the longer vacuum waits.  A count that stops
- * short only delays a merge; deltas no writer's merge reaches are merged
- * by bloom_summary_merge() or the next refresh.  For the same reason the
- * count stops at MERGE_SCAN_DEAD_RUN entries in a row that it cannot see:
- * the deltas of the last merge, before which the earlier merges' lie (a
- * delta being written by a concurrent writer is invisible too, but there
- * are not that many of those next to each other).
+ * more than MERGE_SCAN_FACTOR times it (plus 64) of entries.  The deltas
+ * of merges done since the last vacuum stay in the index as dead entries,
+ * and a count of all of them at every check (a count(*)) made each check
+ * slower the longer vacuum waited.  A count that stops short only delays
+ * a merge.  Past the threshold the scan goes on to the oldest entry, so
+ * that the merge takes every delta, also those that were being committed
+ * when the last merge counted and lie behind its dead entries; the scan
+ * marks the dead entries it passes (LP_DEAD), which the next scans skip
+ * without reading the heap.
  */
 #define MERGE_SCAN_FACTOR	2
-#define MERGE_SCAN_MAX		8192
-#define MERGE_SCAN_DEAD_RUN	32
+#define MERGE_SCAN_MAX		65536
 
 static bool
 merge_threshold_passed(KeyBuffer *buf)
@@ -413,7 +411,6 @@ merge_threshold_passed(KeyBuffer *buf)
 	int64		limit = Min((int64) merge_deltas * MERGE_SCAN_FACTOR + 64, MERGE_SCAN_MAX);
 
 	int64		seen = 0;
-	int			invisible_run = 0;
 	int64		nkeys = 0;
 	bool		passed = false;
 
@@ -443,13 +440,7 @@ merge_threshold_passed(KeyBuffer *buf)
 
 		seen++;
 		if (!index_fetch_heap(sscan->iscan, sscan->slot))
-		{
-			/* a run of merged deltas: older ones were merged too */
-			if (++invisible_run >= MERGE_SCAN_DEAD_RUN && !passed)
-				break;
 			continue;
-		}
-		invisible_run = 0;
 		n = slot_getattr(sscan->slot, 5, &isnull);
 		nkeys += isnull ? 0 : DatumGetInt64(n);
 		if (buf->nmerge_tids == buf->merge_tids_size)
@@ -465,7 +456,7 @@ merge_threshold_passed(KeyBuffer *buf)
 		{
 			/* past the threshold: the merge takes what else is near */
 			passed = true;
-			limit = MERGE_SCAN_MAX;
+			limit = PG_INT64_MAX;
 		}
 	}
 	systable_endscan_ordered(sscan);

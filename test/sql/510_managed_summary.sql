@@ -90,6 +90,17 @@ SELECT bool_and(bloom_contains(p.filter, v.k)) AS merged_in
 FROM bloom_summary_part p, (VALUES (200014), (200015), (200016)) AS v(k)
 WHERE p.summary_id = :sid AND p.partition = 'ms1'::regclass;
 SELECT bloom_summary_merge('ms', 'k') AS merged_the_rest;
+-- past the threshold a writer's merge takes every delta of the partition,
+-- also those far behind the newest (100 deltas, a threshold of 3)
+SET bloomfilter.summary_merge_check_every = 1000000;
+DO $$ BEGIN FOR i IN 1..100 LOOP INSERT INTO ms VALUES (2, 500000 + i); COMMIT; END LOOP; END $$;
+SELECT count(*) AS pending FROM bloom_summary_delta WHERE summary_id = :sid;
+SET bloomfilter.summary_merge_check_every = 1;
+INSERT INTO ms VALUES (2, 500101);
+SELECT count(*) AS pending FROM bloom_summary_delta WHERE summary_id = :sid;
+SELECT bool_and(bloom_contains(p.filter, g::bigint)) AS merged_in
+FROM bloom_summary_part p, generate_series(500001, 500101) g
+WHERE p.summary_id = :sid AND p.partition = 'ms2'::regclass;
 RESET bloomfilter.summary_merge_deltas;
 RESET bloomfilter.summary_merge_check_every;
 -- a big statement writes a delta of the part's shape
