@@ -65,16 +65,37 @@ done
 cp "$DIR/managed.sql" "$DIR/managed_batched.sql"
 chmod a+r "$DIR"/*.sql
 
+# The CPU time of the server's exited children (the pgbench sessions'
+# backends, reaped by the postmaster): per transaction it does not depend
+# on what else the machine runs, unlike the throughput.
+HZ=$(getconf CLK_TCK)
+PM_PID=$(head -1 "$DIR/data/postmaster.pid")
+children_cpu_ticks() { awk '{ print $16 + $17 }' "/proc/$PM_PID/stat"; }
+BACKGROUND=$(ps --ppid "$PM_PID" -o pid= | wc -l)
+wait_for_backends_to_exit() {
+	for _ in $(seq 1 100); do
+		[ "$(ps --ppid "$PM_PID" -o pid= | wc -l)" -le "$BACKGROUND" ] && return
+		sleep 0.1
+	done
+}
+
 echo "load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
-declare -A TPS
+declare -A TPS CPU
 for r in $(seq 1 "$ROUNDS"); do
 	for t in none managed managed_batched upsert; do
 		opts=
 		[ "$t" = managed_batched ] && opts="-c bloomfilter.summary_merge_deltas=$BATCHED_MERGE_DELTAS"
-		tps=$("${AS[@]}" env PGOPTIONS="$opts" "$BIN/pgbench" -h "$DIR" -p "$PORT" -n -c "$CLIENTS" -j "$CLIENTS" -T "$SECONDS_PER_RUN" \
-			-f "$DIR/$t.sql" postgres 2>/dev/null | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+		cpu0=$(children_cpu_ticks)
+		out=$("${AS[@]}" env PGOPTIONS="$opts" "$BIN/pgbench" -h "$DIR" -p "$PORT" -n -c "$CLIENTS" -j "$CLIENTS" -T "$SECONDS_PER_RUN" \
+			-f "$DIR/$t.sql" postgres 2>/dev/null)
+		wait_for_backends_to_exit
+		cpu1=$(children_cpu_ticks)
+		tps=$(echo "$out" | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+		ntx=$(echo "$out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')
+		us=$(awk -v c=$((cpu1 - cpu0)) -v hz="$HZ" -v n="$ntx" 'BEGIN { printf "%.1f", c / hz * 1e6 / n }')
 		TPS[$t]="${TPS[$t]:-} $tps"
-		echo "round $r $t: $tps tps"
+		CPU[$t]="${CPU[$t]:-} $us"
+		echo "round $r $t: $tps tps, backend CPU $us us per transaction"
 	done
 	"${PSQL[@]}" -c "VACUUM" >/dev/null
 done
@@ -88,6 +109,9 @@ for r in $(seq 1 "$ROUNDS"); do
 	n=$(echo "${TPS[none]}" | awk -v r="$r" '{print $r}'); m=$(echo "${TPS[managed]}" | awk -v r="$r" '{print $r}')
 	awk -v r="$r" -v n="$n" -v m="$m" 'BEGIN { printf "round %d: managed/none %.2f\n", r, m/n }'
 done
+cn=$(echo "${CPU[none]}" | median); cm=$(echo "${CPU[managed]}" | median); cb=$(echo "${CPU[managed_batched]}" | median)
+echo "median backend CPU per transaction: none $cn us  managed $cm us  managed (merge_deltas $BATCHED_MERGE_DELTAS) $cb us"
+awk -v n="$cn" -v m="$cm" -v b="$cb" 'BEGIN { printf "CPU ratios: none/managed %.2f  none/managed(batched) %.2f\n", n/m, n/b }'
 echo "summary state after the runs:"
 "${PSQL[@]}" -c "SELECT summary, partitions, trusted_partitions, bytes, pending_deltas, pending_keys, pending_bytes FROM bloom_summaries"
 
