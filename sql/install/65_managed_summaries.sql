@@ -37,6 +37,11 @@ CREATE TABLE @extschema@.bloom_summary_delta (
 	nkeys       bigint   NOT NULL,
 	added_at    timestamptz NOT NULL DEFAULT now());
 CREATE INDEX ON @extschema@.bloom_summary_delta (summary_id, partition);
+-- A partition's filter is rewritten by every merge: stored uncompressed
+-- (a filter filling up does not compress, and compressing a sparse one
+-- cost a merge more than writing it).
+ALTER TABLE @extschema@.bloom_summary_part ALTER COLUMN filter SET STORAGE EXTERNAL,
+	ALTER COLUMN mfilter SET STORAGE EXTERNAL;
 COMMENT ON TABLE @extschema@.bloom_summary_delta IS
 	'managed summaries: the new keys of writers'' statements, one row per statement and partition, until a merge or refresh folds them into bloom_summary_part';
 
