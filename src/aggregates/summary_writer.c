@@ -375,6 +375,17 @@ delta_index(Relation rel)
 	return found;
 }
 
+/* Takes the partition's advisory lock (bloom_summary_lock_key) if it is free. */
+static bool
+merge_lock_try(KeyBuffer *buf)
+{
+	int64		lock_key = (int64) ((((uint64) (uint32) buf->key.summary_id) << 32) |
+									(uint64) buf->key.partition);
+
+	return DatumGetBool(DirectFunctionCall1(pg_try_advisory_xact_lock_int8,
+											Int64GetDatum(lock_key)));
+}
+
 /*
  * Whether the partition's deltas, this transaction's included, have passed
  * bloomfilter.summary_merge_deltas or bloomfilter.summary_merge_keys (at
@@ -454,9 +465,14 @@ merge_threshold_passed(KeyBuffer *buf)
 		if (!passed && buf->nmerge_tids >= 2 &&
 			(buf->nmerge_tids >= merge_deltas || nkeys >= merge_keys))
 		{
-			/* past the threshold: the merge takes what else is near */
+			/*
+			 * Past the threshold: the partition's lock first, so that a
+			 * writer that will not merge does not scan further.
+			 */
+			if (!merge_lock_try(buf))
+				break;
 			passed = true;
-			limit = PG_INT64_MAX;
+			limit = MERGE_SCAN_MAX;
 		}
 	}
 	systable_endscan_ordered(sscan);
@@ -470,25 +486,15 @@ merge_threshold_passed(KeyBuffer *buf)
 
 /*
  * After a delta that is due for a check: whether this writer merges the
- * partition's counted deltas now.  Only when the threshold has passed and
- * the partition's advisory lock (bloom_summary_lock_key) is free: it is
- * taken without waiting and held until commit, so a writer never waits
- * for a merge or a refresh, and two writers never merge one partition at
- * once.
+ * partition's deltas now.  Only when the threshold has passed and the
+ * partition's advisory lock (bloom_summary_lock_key) is free: it is taken
+ * without waiting and held until commit, so a writer never waits for a
+ * merge or a refresh, and two writers never merge one partition at once.
  */
 static bool
 merge_wanted(KeyBuffer *buf)
 {
-	int64		lock_key;
-
-	if (!merge_threshold_passed(buf))
-		return false;
-	lock_key = (int64) ((((uint64) (uint32) buf->key.summary_id) << 32) | (uint64) buf->key.partition);
-	if (DatumGetBool(DirectFunctionCall1(pg_try_advisory_xact_lock_int8,
-										 Int64GetDatum(lock_key))))
-		return true;
-	buf->nmerge_tids = 0;
-	return false;
+	return merge_threshold_passed(buf);
 }
 
 /*
