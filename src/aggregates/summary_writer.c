@@ -400,11 +400,13 @@ merge_lock_try(KeyBuffer *buf)
  * of merges done since the last vacuum stay in the index as dead entries,
  * and a count of all of them at every check (a count(*)) made each check
  * slower the longer vacuum waited.  A count that stops short only delays
- * a merge.  Past the threshold the scan goes on to the oldest entry, so
- * that the merge takes every delta, also those that were being committed
- * when the last merge counted and lie behind its dead entries; the scan
- * marks the dead entries it passes (LP_DEAD), which the next scans skip
- * without reading the heap.
+ * a merge.  Past the threshold the writer takes the partition's lock (or
+ * stops there) and the scan goes on, up to MERGE_SCAN_MAX entries in all,
+ * so that the merge takes every delta, also those that were being
+ * committed when the last merge counted and lie behind its dead entries;
+ * the scan marks the dead entries it passes (LP_DEAD), which the next
+ * scans skip without reading the heap.  The cap bounds one merge's time
+ * and memory.
  */
 #define MERGE_SCAN_FACTOR	2
 #define MERGE_SCAN_MAX		65536
