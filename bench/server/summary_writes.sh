@@ -5,6 +5,8 @@
 # measured in the same run, interleaved ROUNDS times for SECONDS each:
 #   none     no summary
 #   managed  bloom_summary_create (delta rows, merged by writers)
+#   managed_batched  the same with bloomfilter.summary_merge_deltas =
+#            $BATCHED_MERGE_DELTAS (merges fewer and larger)
 #   upsert   the 1.1 recipe: bloom_summary_trigger, one upsert per statement
 # It prints transactions per second and the ratios managed/none and
 # upsert/none; then the summary's on-disk growth per 10^5 rows before a
@@ -23,6 +25,8 @@ SECONDS_PER_RUN=${SECONDS_PER_RUN:-15}
 ROUNDS=${ROUNDS:-3}
 CAPACITY=${CAPACITY:-100000}
 PORT=${PORT:-5591}
+# a fourth run: the managed summary with writers merging less often
+BATCHED_MERGE_DELTAS=${BATCHED_MERGE_DELTAS:-512}
 PG_CONFIG=${PG_CONFIG:-pg_config}
 BIN=$($PG_CONFIG --bindir)
 DIR=$(mktemp -d /tmp/bloom-summary-bench.XXXXXX)
@@ -58,35 +62,77 @@ SQL
 for t in none managed upsert; do
 	printf '\\set uid random(1, 1000000000)\nINSERT INTO ev_%s VALUES (current_date, :uid, '\''x'\'');\n' "$t" > "$DIR/$t.sql"
 done
+cp "$DIR/managed.sql" "$DIR/managed_batched.sql"
 chmod a+r "$DIR"/*.sql
 
-declare -A TPS
+# The CPU time of the server's exited children (the pgbench sessions'
+# backends, reaped by the postmaster): per transaction it does not depend
+# on what else the machine runs, unlike the throughput.
+HZ=$(getconf CLK_TCK)
+PM_PID=$(head -1 "$DIR/data/postmaster.pid")
+children_cpu_ticks() { awk '{ print $16 + $17 }' "/proc/$PM_PID/stat"; }
+BACKGROUND=$(ps --ppid "$PM_PID" -o pid= | wc -l)
+wait_for_backends_to_exit() {
+	for _ in $(seq 1 100); do
+		[ "$(ps --ppid "$PM_PID" -o pid= | wc -l)" -le "$BACKGROUND" ] && return
+		sleep 0.1
+	done
+}
+
+echo "load average before the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
+declare -A TPS CPU
 for r in $(seq 1 "$ROUNDS"); do
-	for t in none managed upsert; do
-		tps=$("${AS[@]}" "$BIN/pgbench" -h "$DIR" -p "$PORT" -n -c "$CLIENTS" -j "$CLIENTS" -T "$SECONDS_PER_RUN" \
-			-f "$DIR/$t.sql" postgres 2>/dev/null | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+	for t in none managed managed_batched upsert; do
+		opts=
+		[ "$t" = managed_batched ] && opts="-c bloomfilter.summary_merge_deltas=$BATCHED_MERGE_DELTAS"
+		cpu0=$(children_cpu_ticks)
+		out=$("${AS[@]}" env PGOPTIONS="$opts" "$BIN/pgbench" -h "$DIR" -p "$PORT" -n -c "$CLIENTS" -j "$CLIENTS" -T "$SECONDS_PER_RUN" \
+			-f "$DIR/$t.sql" postgres 2>/dev/null)
+		wait_for_backends_to_exit
+		cpu1=$(children_cpu_ticks)
+		tps=$(echo "$out" | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+		ntx=$(echo "$out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')
+		us=$(awk -v c=$((cpu1 - cpu0)) -v hz="$HZ" -v n="$ntx" 'BEGIN { printf "%.1f", c / hz * 1e6 / n }')
 		TPS[$t]="${TPS[$t]:-} $tps"
-		echo "round $r $t: $tps tps"
+		CPU[$t]="${CPU[$t]:-} $us"
+		echo "round $r $t: $tps tps, backend CPU $us us per transaction"
 	done
 	"${PSQL[@]}" -c "VACUUM" >/dev/null
 done
+echo "load average after the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 none=$(echo "${TPS[none]}" | median); managed=$(echo "${TPS[managed]}" | median); upsert=$(echo "${TPS[upsert]}" | median)
-echo "median tps: none $none  managed $managed  upsert $upsert"
-awk -v n="$none" -v m="$managed" -v u="$upsert" 'BEGIN { printf "ratios: managed/none %.2f  upsert/none %.2f  managed/upsert %.2f\n", m/n, u/n, m/u }'
+batched=$(echo "${TPS[managed_batched]}" | median)
+echo "median tps: none $none  managed $managed  managed (merge_deltas $BATCHED_MERGE_DELTAS) $batched  upsert $upsert"
+awk -v n="$none" -v m="$managed" -v b="$batched" -v u="$upsert" 'BEGIN { printf "ratios: managed/none %.2f  managed(batched)/none %.2f  upsert/none %.3f  managed/upsert %.0f\n", m/n, b/n, u/n, m/u }'
+for r in $(seq 1 "$ROUNDS"); do
+	n=$(echo "${TPS[none]}" | awk -v r="$r" '{print $r}'); m=$(echo "${TPS[managed]}" | awk -v r="$r" '{print $r}')
+	awk -v r="$r" -v n="$n" -v m="$m" 'BEGIN { printf "round %d: managed/none %.2f\n", r, m/n }'
+done
+cn=$(echo "${CPU[none]}" | median); cm=$(echo "${CPU[managed]}" | median); cb=$(echo "${CPU[managed_batched]}" | median)
+echo "median backend CPU per transaction: none $cn us  managed $cm us  managed (merge_deltas $BATCHED_MERGE_DELTAS) $cb us"
+awk -v n="$cn" -v m="$cm" -v b="$cb" 'BEGIN { printf "CPU ratios: none/managed %.2f  none/managed(batched) %.2f\n", n/m, n/b }'
 echo "summary state after the runs:"
 "${PSQL[@]}" -c "SELECT summary, partitions, trusted_partitions, bytes, pending_deltas, pending_keys, pending_bytes FROM bloom_summaries"
 
-# on-disk growth per 10^5 single-row transactions before a merge
+# on-disk growth per 10^5 single-row transactions before a merge: the
+# deltas of the runs above are merged and the table rewritten empty
+# (VACUUM FULL), so the new deltas cannot fill space freed by merges; the
+# writers neither merge nor check (settings of the database, for the
+# pgbench sessions)
 "${PSQL[@]}" -c "SELECT bloom_summary_merge()" >/dev/null
-"${PSQL[@]}" -c "VACUUM bloom_summary_delta" >/dev/null
+"${PSQL[@]}" -c "VACUUM FULL bloom_summary_delta" >/dev/null
 before=$("${PSQL[@]}" -c "SELECT pg_total_relation_size('bloom_summary_delta')")
-printf '\\set uid random(1, 1000000000)\nSET bloomfilter.summary_merge_deltas = 2000000000;\nSET bloomfilter.summary_merge_keys = 2000000000;\nINSERT INTO ev_managed VALUES (current_date, :uid, '\''x'\'');\n' > "$DIR/nomerge.sql"
-chmod a+r "$DIR/nomerge.sql"
-"${AS[@]}" "$BIN/pgbench" -h "$DIR" -p "$PORT" -n -c "$CLIENTS" -j "$CLIENTS" -t $((100000 / CLIENTS)) -f "$DIR/nomerge.sql" postgres >/dev/null 2>&1
+"${PSQL[@]}" <<'SQL'
+ALTER DATABASE postgres SET bloomfilter.summary_merge_check_every = 1000000;
+ALTER DATABASE postgres SET bloomfilter.summary_merge_deltas = 2000000000;
+ALTER DATABASE postgres SET bloomfilter.summary_merge_keys = 2000000000;
+SQL
+"${AS[@]}" "$BIN/pgbench" -h "$DIR" -p "$PORT" -n -c "$CLIENTS" -j "$CLIENTS" -t $((100000 / CLIENTS)) -f "$DIR/managed.sql" postgres >/dev/null 2>&1
+"${PSQL[@]}" -c "ALTER DATABASE postgres RESET ALL"
 after=$("${PSQL[@]}" -c "SELECT pg_total_relation_size('bloom_summary_delta')")
 pending=$("${PSQL[@]}" -c "SELECT count(*) || ' deltas, ' || sum(nkeys) || ' keys' FROM bloom_summary_delta")
-echo "growth of bloom_summary_delta per ~10^5 single-row transactions: $(( (after - before) / 1024 )) kB ($pending pending)"
+echo "growth of bloom_summary_delta (table and index) per ~10^5 single-row transactions: $(( (after - before) / 1024 )) kB, $(( (after - before) / 100000 )) bytes per delta ($pending pending)"
 # time and memory (the backend's peak resident set, VmHWM) of merging them
 "${PSQL[@]}" <<'SQL'
 SELECT pg_backend_pid() AS pid \gset

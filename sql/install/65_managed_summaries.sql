@@ -37,6 +37,11 @@ CREATE TABLE @extschema@.bloom_summary_delta (
 	nkeys       bigint   NOT NULL,
 	added_at    timestamptz NOT NULL DEFAULT now());
 CREATE INDEX ON @extschema@.bloom_summary_delta (summary_id, partition);
+-- A partition's filter is rewritten by every merge: stored uncompressed
+-- (a filter filling up does not compress, and compressing a sparse one
+-- cost a merge more than writing it).
+ALTER TABLE @extschema@.bloom_summary_part ALTER COLUMN filter SET STORAGE EXTERNAL,
+	ALTER COLUMN mfilter SET STORAGE EXTERNAL;
 COMMENT ON TABLE @extschema@.bloom_summary_delta IS
 	'managed summaries: the new keys of writers'' statements, one row per statement and partition, until a merge or refresh folds them into bloom_summary_part';
 
@@ -159,7 +164,39 @@ BEGIN ATOMIC
 	SELECT pg_catalog.count(*) FROM d WHERE EXISTS (SELECT 1 FROM u);
 END;
 
--- Called by writers (C) after writing a delta: merges the partition's
+-- Unites exactly the listed deltas of the partition (those of them still
+-- there and visible to this statement) into its filter and deletes them,
+-- in one statement: a writer's merge of the deltas it counted
+-- (src/aggregates/summary_writer.c), found by TID so that the statement
+-- reads no other entry of the delta table's index.  A TID reused by a
+-- newer delta of the same partition in the meantime is merged as well:
+-- what is deleted is always what is united.  The caller holds the
+-- partition's advisory lock.  Returns the number of deltas merged.
+CREATE FUNCTION @extschema@.bloom_summary_merge_listed(summary_id integer, leaf regclass, deltas tid[])
+	RETURNS bigint
+	LANGUAGE sql VOLATILE STRICT
+BEGIN ATOMIC
+	WITH d AS (
+		DELETE FROM @extschema@.bloom_summary_delta x
+		WHERE x.ctid = ANY (deltas)
+		  AND x.summary_id = bloom_summary_merge_listed.summary_id AND x.partition = leaf
+		RETURNING x.filter, x.mfilter),
+	u AS (
+		UPDATE @extschema@.bloom_summary_part p
+		SET filter = CASE WHEN p.mfilter IS NULL THEN
+		                (SELECT @extschema@.bloom_summary_unite_agg(f.f ORDER BY f.o)
+		                 FROM (SELECT p.filter, 0 UNION ALL SELECT d.filter, 1 FROM d) AS f(f, o)) END,
+		    mfilter = CASE WHEN p.mfilter IS NOT NULL THEN
+		                (SELECT @extschema@.multibloom_union_agg(f.f)
+		                 FROM (SELECT p.mfilter UNION ALL SELECT d.mfilter FROM d) AS f(f)) END
+		WHERE p.summary_id = bloom_summary_merge_listed.summary_id AND p.partition = leaf
+		  AND EXISTS (SELECT 1 FROM d)
+		RETURNING 1)
+	SELECT pg_catalog.count(*) FROM d WHERE EXISTS (SELECT 1 FROM u);
+END;
+
+-- The merge check of writers in SQL (writers themselves check in C,
+-- src/aggregates/summary_writer.c): merges the partition's
 -- deltas when they pass bloomfilter.summary_merge_deltas or
 -- bloomfilter.summary_merge_keys, if no one else is merging or refreshing
 -- it (pg_catalog.pg_try_advisory_xact_lock: a writer never waits here).

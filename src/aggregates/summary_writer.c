@@ -29,10 +29,12 @@
  *	  that rolls back would take the keys of the outer rows with it.
  *
  *	  After writing a delta, the writer may merge the partition's pending
- *	  deltas into its filter (bloom_summary_merge_due, which only tries a
- *	  non-blocking lock), at READ COMMITTED only: under a transaction
- *	  snapshot the merge could fail on a row merged concurrently, and fail
- *	  the commit with it.
+ *	  deltas into its filter: it counts them here, newest first, and if
+ *	  they pass the threshold and the partition's advisory lock is free
+ *	  (tried, never waited for), unites exactly the deltas it counted
+ *	  (bloom_summary_merge_listed).  At READ COMMITTED only: under a
+ *	  transaction snapshot the merge could fail on a row merged
+ *	  concurrently, and fail the commit with it.
  *
  *	  The merge's aggregate is here too (bloom_summary_unite_agg): it
  *	  inserts the hashes of listed deltas into the partition's fixed-shape
@@ -41,11 +43,13 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/indexing.h"
 #include "access/xact.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
@@ -55,6 +59,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
@@ -106,7 +111,10 @@ typedef struct KeyBuffer
 	BloomHasher hasher;
 	uint64	   *hashes;
 	int			nhashes;
-	bool		merge_due;		/* written; its merge check is still to run */
+	bool		merge_due;		/* written; its counted deltas are to be merged */
+	ItemPointerData *merge_tids;	/* the deltas counted for the merge */
+	int			nmerge_tids;
+	int			merge_tids_size;
 } KeyBuffer;
 
 static MemoryContext buffer_context = NULL;
@@ -236,8 +244,8 @@ typedef struct PlanEntry
 } PlanEntry;
 
 static HTAB *plans = NULL;
-static SPIPlanPtr merge_due = NULL;
-static Oid	merge_due_schema = InvalidOid;
+static SPIPlanPtr merge_listed = NULL;
+static Oid	merge_listed_schema = InvalidOid;
 
 static SPIPlanPtr
 prepare_kept(const char *sql, int nargs, Oid *argtypes)
@@ -292,19 +300,32 @@ delta_insert_plan(KeyBuffer *buf, Oid *argtypes)
 }
 
 static SPIPlanPtr
-merge_due_plan(Oid schema)
+merge_listed_plan(Oid schema)
 {
-	Oid			argtypes[2] = {INT4OID, REGCLASSOID};
+	Oid			argtypes[3] = {INT4OID, REGCLASSOID, TIDARRAYOID};
 
-	if (merge_due == NULL || merge_due_schema != schema)
+	if (merge_listed == NULL || merge_listed_schema != schema)
 	{
-		merge_due = NULL;
-		merge_due = prepare_kept(psprintf("SELECT %s.bloom_summary_merge_due($1, $2)",
-										  quote_identifier(get_namespace_name(schema))),
-								 2, argtypes);
-		merge_due_schema = schema;
+		merge_listed = NULL;
+		merge_listed = prepare_kept(psprintf("SELECT %s.bloom_summary_merge_listed($1, $2, $3)",
+											 quote_identifier(get_namespace_name(schema))),
+									3, argtypes);
+		merge_listed_schema = schema;
 	}
-	return merge_due;
+	return merge_listed;
+}
+
+/* The deltas counted for a merge, as a tid[]. */
+static ArrayType *
+tid_array(KeyBuffer *buf)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * Max(buf->nmerge_tids, 1));
+	int			i;
+
+	for (i = 0; i < buf->nmerge_tids; i++)
+		elems[i] = PointerGetDatum(&buf->merge_tids[i]);
+	return construct_array(elems, buf->nmerge_tids, TIDOID, sizeof(ItemPointerData),
+						   false, TYPALIGN_SHORT);
 }
 
 static int
@@ -324,6 +345,158 @@ merge_check_due(KeyBuffer *buf, bool may_merge)
 	return may_merge && !IsolationUsesXactSnapshot() &&
 		(buf->nkeys > EXPLICIT_LIST_KEYS ||
 		 merge_check_every <= 1 || flush_count % merge_check_every == 0);
+}
+
+/* The index of bloom_summary_delta on (summary_id, partition), or Invalid. */
+static Oid
+delta_index(Relation rel)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	Oid			found = InvalidOid;
+
+	foreach(lc, indexes)
+	{
+		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Form_pg_index index;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		index = (Form_pg_index) GETSTRUCT(tup);
+		if (index->indnkeyatts >= 2 && index->indkey.values[0] == 1 &&
+			index->indkey.values[1] == 2 && index->indisvalid &&
+			heap_attisnull(tup, Anum_pg_index_indpred, NULL))
+			found = index->indexrelid;
+		ReleaseSysCache(tup);
+		if (OidIsValid(found))
+			break;
+	}
+	list_free(indexes);
+	return found;
+}
+
+/* Takes the partition's advisory lock (bloom_summary_lock_key) if it is free. */
+static bool
+merge_lock_try(KeyBuffer *buf)
+{
+	int64		lock_key = (int64) ((((uint64) (uint32) buf->key.summary_id) << 32) |
+									(uint64) buf->key.partition);
+
+	return DatumGetBool(DirectFunctionCall1(pg_try_advisory_xact_lock_int8,
+											Int64GetDatum(lock_key)));
+}
+
+/*
+ * Whether the partition's deltas, this transaction's included, have passed
+ * bloomfilter.summary_merge_deltas or bloomfilter.summary_merge_keys (at
+ * least two of them: one delta alone is merged by nobody); if so, every
+ * delta of the partition visible now is left in buf->merge_tids for the
+ * merge.
+ *
+ * The deltas are counted newest first, by a backward scan of the index on
+ * (summary_id, partition), whose entries of one partition are in the order
+ * of their heap TIDs; until the threshold is passed the scan looks at no
+ * more than MERGE_SCAN_FACTOR times it (plus 64) of entries.  The deltas
+ * of merges done since the last vacuum stay in the index as dead entries,
+ * and a count of all of them at every check (a count(*)) made each check
+ * slower the longer vacuum waited.  A count that stops short only delays
+ * a merge.  Past the threshold the writer takes the partition's lock (or
+ * stops there) and the scan goes on, up to MERGE_SCAN_MAX entries in all,
+ * so that the merge takes every delta, also those that were being
+ * committed when the last merge counted and lie behind its dead entries;
+ * the scan marks the dead entries it passes (LP_DEAD), which the next
+ * scans skip without reading the heap.  The cap bounds one merge's time
+ * and memory.
+ */
+#define MERGE_SCAN_FACTOR	2
+#define MERGE_SCAN_MAX		65536
+
+static bool
+merge_threshold_passed(KeyBuffer *buf)
+{
+	Oid			relid = get_relname_relid("bloom_summary_delta", buf->schema);
+	Relation	rel;
+	Relation	irel;
+	Oid			index;
+	ScanKeyData keys[2];
+	SysScanDesc sscan;
+	Snapshot	snapshot;
+	int64		limit = Min((int64) merge_deltas * MERGE_SCAN_FACTOR + 64, MERGE_SCAN_MAX);
+
+	int64		seen = 0;
+	int64		nkeys = 0;
+	bool		passed = false;
+
+	buf->nmerge_tids = 0;
+	if (!OidIsValid(relid))
+		return false;
+	/* this transaction's delta becomes visible to the scan */
+	CommandCounterIncrement();
+	rel = table_open(relid, AccessShareLock);
+	index = delta_index(rel);
+	if (!OidIsValid(index))
+	{
+		/* without the index only bloom_summary_merge() merges */
+		table_close(rel, AccessShareLock);
+		return false;
+	}
+	irel = index_open(index, AccessShareLock);
+	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(buf->key.summary_id));
+	ScanKeyInit(&keys[1], 2, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(buf->key.partition));
+	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	sscan = systable_beginscan_ordered(rel, irel, snapshot, 2, keys);
+	/* index_getnext_slot, but counting the entries looked at */
+	while (seen < limit && index_getnext_tid(sscan->iscan, BackwardScanDirection) != NULL)
+	{
+		bool		isnull;
+		Datum		n;
+
+		seen++;
+		if (!index_fetch_heap(sscan->iscan, sscan->slot))
+			continue;
+		n = slot_getattr(sscan->slot, 5, &isnull);
+		nkeys += isnull ? 0 : DatumGetInt64(n);
+		if (buf->nmerge_tids == buf->merge_tids_size)
+		{
+			buf->merge_tids_size = Max(64, buf->merge_tids_size * 2);
+			buf->merge_tids = buf->merge_tids == NULL ?
+				MemoryContextAlloc(buffer_context, sizeof(ItemPointerData) * buf->merge_tids_size) :
+				repalloc(buf->merge_tids, sizeof(ItemPointerData) * buf->merge_tids_size);
+		}
+		buf->merge_tids[buf->nmerge_tids++] = sscan->slot->tts_tid;
+		if (!passed && buf->nmerge_tids >= 2 &&
+			(buf->nmerge_tids >= merge_deltas || nkeys >= merge_keys))
+		{
+			/*
+			 * Past the threshold: the partition's lock first, so that a
+			 * writer that will not merge does not scan further.
+			 */
+			if (!merge_lock_try(buf))
+				break;
+			passed = true;
+			limit = MERGE_SCAN_MAX;
+		}
+	}
+	systable_endscan_ordered(sscan);
+	UnregisterSnapshot(snapshot);
+	index_close(irel, AccessShareLock);
+	table_close(rel, AccessShareLock);
+	if (!passed)
+		buf->nmerge_tids = 0;
+	return passed;
+}
+
+/*
+ * After a delta that is due for a check: whether this writer merges the
+ * partition's deltas now.  Only when the threshold has passed and the
+ * partition's advisory lock (bloom_summary_lock_key) is free: it is taken
+ * without waiting and held until commit, so a writer never waits for a
+ * merge or a refresh, and two writers never merge one partition at once.
+ */
+static bool
+merge_wanted(KeyBuffer *buf)
+{
+	return merge_threshold_passed(buf);
 }
 
 /*
@@ -405,7 +578,7 @@ buffers_write_lists(KeyBuffer *only, bool may_merge)
 		{
 			if (buf->nhashes > 0)
 				delta_list_insert(buf);
-			buf->merge_due = merge_check_due(buf, may_merge);
+			buf->merge_due = merge_check_due(buf, may_merge) && merge_wanted(buf);
 			buf->nkeys = 0;
 			buf->nhashes = 0;
 		}
@@ -460,14 +633,15 @@ buffer_write(KeyBuffer *buf, bool may_merge)
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "bloom summary: writing a delta failed: %s", SPI_result_code_string(rc));
 
-	buf->merge_due = merge_check_due(buf, may_merge);
+	buf->merge_due = merge_check_due(buf, may_merge) && merge_wanted(buf);
 merge:
 	if (buf->merge_due)
 	{
 		buf->merge_due = false;
-		rc = SPI_execute_plan(merge_due_plan(buf->schema), args, NULL, false, 0);
+		args[2] = PointerGetDatum(tid_array(buf));
+		rc = SPI_execute_plan(merge_listed_plan(buf->schema), args, NULL, false, 0);
 		if (rc != SPI_OK_SELECT)
-			elog(ERROR, "bloom summary: merge check failed: %s", SPI_result_code_string(rc));
+			elog(ERROR, "bloom summary: merging deltas failed: %s", SPI_result_code_string(rc));
 	}
 }
 
@@ -628,6 +802,9 @@ buffer_for(TriggerData *trigdata, int32 summary_id, Oid schema, int ncolumns, co
 		buf->nhashes = 0;
 		buf->hashes = NULL;
 		buf->merge_due = false;
+		buf->merge_tids = NULL;
+		buf->nmerge_tids = 0;
+		buf->merge_tids_size = 0;
 		if (ncolumns == 1)
 		{
 			Form_pg_attribute att = TupleDescAttr(tupdesc, attnums[0] - 1);

@@ -62,6 +62,47 @@ SELECT bloom_contains(filter, 200001::bigint) AND bloom_contains(filter, 200003:
 FROM bloom_summary_part WHERE summary_id = :sid AND partition = 'ms2'::regclass;
 RESET bloomfilter.summary_merge_deltas;
 RESET bloomfilter.summary_merge_check_every;
+-- a writer's merge takes only the deltas it counted, by TID: the listed
+-- deltas of the partition, not another partition's, not unlisted ones
+SET bloomfilter.summary_merge_check_every = 1000000;
+INSERT INTO ms VALUES (2, 200011);
+INSERT INTO ms VALUES (2, 200012);
+INSERT INTO ms VALUES (2, 200013);
+INSERT INTO ms VALUES (1, 200014);
+SELECT bloom_summary_merge_listed(:sid, 'ms2',
+           ARRAY(SELECT ctid FROM bloom_summary_delta WHERE summary_id = :sid
+                 AND (partition = 'ms1'::regclass OR NOT bloom_contains(filter, 200013::bigint)))) AS merged;
+SELECT partition, bool_or(bloom_contains(filter, 200013::bigint)) AS has_200013,
+       bool_or(bloom_contains(filter, 200014::bigint)) AS has_200014, count(*)
+FROM bloom_summary_delta WHERE summary_id = :sid GROUP BY 1 ORDER BY 1;
+SELECT bloom_contains(filter, 200011::bigint) AND bloom_contains(filter, 200012::bigint) AS merged_in
+FROM bloom_summary_part WHERE summary_id = :sid AND partition = 'ms2'::regclass;
+-- a writer that counts past the threshold merges every delta it counted,
+-- of its partition only: ms1 has one delta, a second is not enough, the
+-- third is
+SET bloomfilter.summary_merge_deltas = 3;
+SET bloomfilter.summary_merge_check_every = 1;
+INSERT INTO ms VALUES (1, 200015);
+SELECT partition, count(*) AS deltas FROM bloom_summary_delta WHERE summary_id = :sid GROUP BY 1 ORDER BY 1;
+INSERT INTO ms VALUES (1, 200016);
+SELECT partition, count(*) AS deltas FROM bloom_summary_delta WHERE summary_id = :sid GROUP BY 1 ORDER BY 1;
+SELECT bool_and(bloom_contains(p.filter, v.k)) AS merged_in
+FROM bloom_summary_part p, (VALUES (200014), (200015), (200016)) AS v(k)
+WHERE p.summary_id = :sid AND p.partition = 'ms1'::regclass;
+SELECT bloom_summary_merge('ms', 'k') AS merged_the_rest;
+-- past the threshold a writer's merge takes every delta of the partition,
+-- also those far behind the newest (100 deltas, a threshold of 3)
+SET bloomfilter.summary_merge_check_every = 1000000;
+DO $$ BEGIN FOR i IN 1..100 LOOP INSERT INTO ms VALUES (2, 500000 + i); COMMIT; END LOOP; END $$;
+SELECT count(*) AS pending FROM bloom_summary_delta WHERE summary_id = :sid;
+SET bloomfilter.summary_merge_check_every = 1;
+INSERT INTO ms VALUES (2, 500101);
+SELECT count(*) AS pending FROM bloom_summary_delta WHERE summary_id = :sid;
+SELECT bool_and(bloom_contains(p.filter, g::bigint)) AS merged_in
+FROM bloom_summary_part p, generate_series(500001, 500101) g
+WHERE p.summary_id = :sid AND p.partition = 'ms2'::regclass;
+RESET bloomfilter.summary_merge_deltas;
+RESET bloomfilter.summary_merge_check_every;
 -- a big statement writes a delta of the part's shape
 INSERT INTO ms SELECT 2, g FROM generate_series(300001, 301000) g;
 SELECT nkeys, (bloom_info(filter)).nbits = (bloom_info(bloom_empty(10000, 0.01))).nbits AS fixed_shape
