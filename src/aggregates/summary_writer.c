@@ -347,9 +347,13 @@ merge_check_due(KeyBuffer *buf, bool may_merge)
 		 merge_check_every <= 1 || flush_count % merge_check_every == 0);
 }
 
-/* The index of bloom_summary_delta on (summary_id, partition), or Invalid. */
-static Oid
-delta_index(Relation rel)
+/*
+ * An index of a summary catalog table (bloom_summary_part or _delta) whose
+ * first two columns are attributes 1 and 2 (summary_id, partition), or
+ * Invalid: the writers' and the readers' way to a partition's rows.
+ */
+Oid
+bloom_summary_catalog_index(Relation rel)
 {
 	List	   *indexes = RelationGetIndexList(rel);
 	ListCell   *lc;
@@ -433,7 +437,7 @@ merge_threshold_passed(KeyBuffer *buf)
 	/* this transaction's delta becomes visible to the scan */
 	CommandCounterIncrement();
 	rel = table_open(relid, AccessShareLock);
-	index = delta_index(rel);
+	index = bloom_summary_catalog_index(rel);
 	if (!OidIsValid(index))
 	{
 		/* without the index only bloom_summary_merge() merges */

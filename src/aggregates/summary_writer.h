@@ -7,6 +7,8 @@
 #ifndef BLOOMFILTER_SUMMARY_WRITER_H
 #define BLOOMFILTER_SUMMARY_WRITER_H
 
+#include "utils/rel.h"
+
 /* Defines the settings and registers the transaction callback; from _PG_init. */
 extern void bloom_summary_writer_init(void);
 
@@ -15,5 +17,11 @@ extern void bloom_summary_writer_init(void);
  * yet: its own reads must not trust any summary until they are written.
  */
 extern bool bloom_summary_keys_pending(void);
+
+/*
+ * The index on (summary_id, partition) of a summary catalog table, or
+ * InvalidOid.
+ */
+extern Oid	bloom_summary_catalog_index(Relation rel);
 
 #endif

@@ -39,6 +39,7 @@
 #include "utils/syscache.h"
 
 #include "pg_compat.h"
+#include "aggregates/summary_writer.h"
 #include "core/multibloom.h"
 #include "planner/extension_objects.h"
 #include "planner/summary_prune_internal.h"
@@ -87,34 +88,6 @@ summary_catalog_installed(void)
 	catalog.installed = OidIsValid(catalog.def_rel) && OidIsValid(catalog.part_rel) &&
 		OidIsValid(catalog.delta_rel);
 	return catalog.installed;
-}
-
-/* An index of rel whose first two columns are attributes 1 and 2, or Invalid. */
-static Oid
-index_on_id_and_partition(Relation rel)
-{
-	List	   *indexes = RelationGetIndexList(rel);
-	ListCell   *lc;
-	Oid			found = InvalidOid;
-
-	foreach(lc, indexes)
-	{
-		HeapTuple	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
-		Form_pg_index index;
-
-		if (!HeapTupleIsValid(tup))
-			continue;
-		index = (Form_pg_index) GETSTRUCT(tup);
-		if (index->indnkeyatts >= 2 && index->indkey.values[0] == 1 &&
-			index->indkey.values[1] == 2 && index->indisvalid &&
-			heap_attisnull(tup, Anum_pg_index_indpred, NULL))
-			found = index->indexrelid;
-		ReleaseSysCache(tup);
-		if (OidIsValid(found))
-			break;
-	}
-	list_free(indexes);
-	return found;
 }
 
 /* ---------------------------------------------------------------------
@@ -673,8 +646,8 @@ summary_decide(List *probes, Snapshot snapshot)
 	delta = table_open(catalog.delta_rel, AccessShareLock);
 	if (!catalog.indexes_known)
 	{
-		catalog.part_index = index_on_id_and_partition(part);
-		catalog.delta_index = index_on_id_and_partition(delta);
+		catalog.part_index = bloom_summary_catalog_index(part);
+		catalog.delta_index = bloom_summary_catalog_index(delta);
 		catalog.indexes_known = true;
 	}
 	works = palloc0(sizeof(ProbeWork) * n);
@@ -790,8 +763,8 @@ summary_leaf_load(const SummaryProbe *shape, Snapshot snapshot)
 	delta = table_open(catalog.delta_rel, AccessShareLock);
 	if (!catalog.indexes_known)
 	{
-		catalog.part_index = index_on_id_and_partition(part);
-		catalog.delta_index = index_on_id_and_partition(delta);
+		catalog.part_index = bloom_summary_catalog_index(part);
+		catalog.delta_index = bloom_summary_catalog_index(delta);
 		catalog.indexes_known = true;
 	}
 	visit_rows(part, catalog.part_index, snapshot, shape->summary_id, &w, 1,
