@@ -150,6 +150,23 @@ load_defs(void)
 }
 
 /*
+ * Opens the part and delta tables for reading; their indexes on
+ * (summary_id, partition) are looked up once per installation.
+ */
+static void
+catalog_open(Relation *part, Relation *delta)
+{
+	*part = table_open(catalog.part_rel, AccessShareLock);
+	*delta = table_open(catalog.delta_rel, AccessShareLock);
+	if (!catalog.indexes_known)
+	{
+		catalog.part_index = bloom_summary_catalog_index(*part);
+		catalog.delta_index = bloom_summary_catalog_index(*delta);
+		catalog.indexes_known = true;
+	}
+}
+
+/*
  * The ancestors of a partition, cached per backend.  An entry is dropped
  * when the partition's relcache entry is invalidated (ATTACH, DETACH); an
  * entry left stale by a change higher up only costs a probe: whether a
@@ -642,14 +659,7 @@ summary_decide(List *probes, Snapshot snapshot)
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "bloomfilter summary decision",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
-	part = table_open(catalog.part_rel, AccessShareLock);
-	delta = table_open(catalog.delta_rel, AccessShareLock);
-	if (!catalog.indexes_known)
-	{
-		catalog.part_index = bloom_summary_catalog_index(part);
-		catalog.delta_index = bloom_summary_catalog_index(delta);
-		catalog.indexes_known = true;
-	}
+	catalog_open(&part, &delta);
 	works = palloc0(sizeof(ProbeWork) * n);
 	group = palloc(sizeof(ProbeWork *) * n);
 	done = palloc0(sizeof(bool) * n);
@@ -759,14 +769,7 @@ summary_leaf_load(const SummaryProbe *shape, Snapshot snapshot)
 			bloom_hasher_init(w->hashers[k], shape->valtypes[k], shape->collations[k],
 							  CurrentMemoryContext);
 		}
-	part = table_open(catalog.part_rel, AccessShareLock);
-	delta = table_open(catalog.delta_rel, AccessShareLock);
-	if (!catalog.indexes_known)
-	{
-		catalog.part_index = bloom_summary_catalog_index(part);
-		catalog.delta_index = bloom_summary_catalog_index(delta);
-		catalog.indexes_known = true;
-	}
+	catalog_open(&part, &delta);
 	visit_rows(part, catalog.part_index, snapshot, shape->summary_id, &w, 1,
 			   collect_part_row, false);
 	if (w->state == PROBE_PENDING)
