@@ -443,7 +443,11 @@ CREATE TABLE @extschema@.bloom_summary_delta (
 	filter      @extschema@.bloom,
 	mfilter     @extschema@.multibloom,
 	nkeys       bigint   NOT NULL,
-	added_at    timestamptz NOT NULL DEFAULT now());
+	added_at    timestamptz NOT NULL DEFAULT now(),
+	-- a marker (filter and mfilter NULL): the keys of its writer and of
+	-- later ones are in the shared buffer of the server of this epoch
+	-- (src/aggregates/summary_buffer.c)
+	buffer_epoch bigint);
 CREATE INDEX ON @extschema@.bloom_summary_delta (summary_id, partition);
 -- A partition's filter is rewritten by every merge: stored uncompressed
 -- (a filter filling up does not compress, and compressing a sparse one
@@ -464,6 +468,20 @@ CREATE FUNCTION @extschema@.bloom_summary_collect() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'bloom_summary_collect' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION @extschema@.bloom_summary_collect() IS
 	'row trigger of a managed summary (created by bloom_summary_create): collects the keys of the transaction''s new rows per leaf partition, written as one delta row per partition before commit';
+
+CREATE FUNCTION @extschema@.bloom_summary_buffer_epoch() RETURNS bigint
+	AS 'MODULE_PATHNAME', 'bloom_summary_buffer_epoch_sql' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_summary_buffer_epoch() IS
+	'the epoch of this server''s shared buffer of summary keys (NULL without one, or on a standby); markers of another epoch keep their partitions from being skipped until a refresh';
+CREATE FUNCTION @extschema@.bloom_summary_buffered_keys(summary_id integer, leaf regclass) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'bloom_summary_buffered_keys' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_summary_buffered_keys(integer, regclass) IS
+	'the keys of a leaf partition the shared buffer holds that no merge has taken';
+CREATE FUNCTION @extschema@.bloom_summary_unite_buffered(part @extschema@.bloom, summary_id integer, leaf regclass)
+	RETURNS @extschema@.bloom
+	AS 'MODULE_PATHNAME', 'bloom_summary_unite_buffered' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION @extschema@.bloom_summary_unite_buffered(@extschema@.bloom, integer, regclass) IS
+	'a merge''s step: the partition''s filter with the keys the shared buffer holds for it, which leave the buffer once this transaction has committed (the caller writes the result to the partition''s row)';
 
 CREATE FUNCTION @extschema@.bloom_summary_may_manage(relation regclass) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'bloom_summary_may_manage' LANGUAGE C STABLE STRICT;
@@ -557,17 +575,23 @@ BEGIN ATOMIC
 	WITH d AS (
 		DELETE FROM @extschema@.bloom_summary_delta x
 		WHERE x.summary_id = bloom_summary_merge_locked.summary_id AND x.partition = leaf
+		  AND x.buffer_epoch IS NULL
 		RETURNING x.filter, x.mfilter),
 	u AS (
 		UPDATE @extschema@.bloom_summary_part p
 		SET filter = CASE WHEN p.mfilter IS NULL THEN
-		                (SELECT @extschema@.bloom_summary_unite_agg(f.f ORDER BY f.o)
-		                 FROM (SELECT p.filter, 0 UNION ALL SELECT d.filter, 1 FROM d) AS f(f, o)) END,
+		                @extschema@.bloom_summary_unite_buffered(
+		                    (SELECT @extschema@.bloom_summary_unite_agg(f.f ORDER BY f.o)
+		                     FROM (SELECT p.filter, 0 UNION ALL SELECT d.filter, 1 FROM d) AS f(f, o)),
+		                    p.summary_id, p.partition) END,
 		    mfilter = CASE WHEN p.mfilter IS NOT NULL THEN
 		                (SELECT @extschema@.multibloom_union_agg(f.f)
 		                 FROM (SELECT p.mfilter UNION ALL SELECT d.mfilter FROM d) AS f(f)) END
 		WHERE p.summary_id = bloom_summary_merge_locked.summary_id AND p.partition = leaf
-		  AND EXISTS (SELECT 1 FROM d)
+		  AND (EXISTS (SELECT 1 FROM d)
+		       OR EXISTS (SELECT 1 FROM @extschema@.bloom_summary_delta m
+		                  WHERE m.summary_id = p.summary_id AND m.partition = p.partition
+		                    AND m.buffer_epoch = @extschema@.bloom_summary_buffer_epoch()))
 		RETURNING 1)
 	SELECT pg_catalog.count(*) FROM d WHERE EXISTS (SELECT 1 FROM u);
 END;
@@ -588,17 +612,23 @@ BEGIN ATOMIC
 		DELETE FROM @extschema@.bloom_summary_delta x
 		WHERE x.ctid = ANY (deltas)
 		  AND x.summary_id = bloom_summary_merge_listed.summary_id AND x.partition = leaf
+		  AND x.buffer_epoch IS NULL
 		RETURNING x.filter, x.mfilter),
 	u AS (
 		UPDATE @extschema@.bloom_summary_part p
 		SET filter = CASE WHEN p.mfilter IS NULL THEN
-		                (SELECT @extschema@.bloom_summary_unite_agg(f.f ORDER BY f.o)
-		                 FROM (SELECT p.filter, 0 UNION ALL SELECT d.filter, 1 FROM d) AS f(f, o)) END,
+		                @extschema@.bloom_summary_unite_buffered(
+		                    (SELECT @extschema@.bloom_summary_unite_agg(f.f ORDER BY f.o)
+		                     FROM (SELECT p.filter, 0 UNION ALL SELECT d.filter, 1 FROM d) AS f(f, o)),
+		                    p.summary_id, p.partition) END,
 		    mfilter = CASE WHEN p.mfilter IS NOT NULL THEN
 		                (SELECT @extschema@.multibloom_union_agg(f.f)
 		                 FROM (SELECT p.mfilter UNION ALL SELECT d.mfilter FROM d) AS f(f)) END
 		WHERE p.summary_id = bloom_summary_merge_listed.summary_id AND p.partition = leaf
-		  AND EXISTS (SELECT 1 FROM d)
+		  AND (EXISTS (SELECT 1 FROM d)
+		       OR EXISTS (SELECT 1 FROM @extschema@.bloom_summary_delta m
+		                  WHERE m.summary_id = p.summary_id AND m.partition = p.partition
+		                    AND m.buffer_epoch = @extschema@.bloom_summary_buffer_epoch()))
 		RETURNING 1)
 	SELECT pg_catalog.count(*) FROM d WHERE EXISTS (SELECT 1 FROM u);
 END;
@@ -617,7 +647,8 @@ DECLARE
 BEGIN
 	SELECT count(*), coalesce(sum(x.nkeys), 0) INTO ndeltas, nkeys
 	FROM @extschema@.bloom_summary_delta x
-	WHERE x.summary_id = bloom_summary_merge_due.summary_id AND x.partition = leaf;
+	WHERE x.summary_id = bloom_summary_merge_due.summary_id AND x.partition = leaf
+	  AND x.buffer_epoch IS NULL;
 	IF ndeltas < 2 OR (ndeltas < current_setting('bloomfilter.summary_merge_deltas')::bigint
 	                   AND nkeys < current_setting('bloomfilter.summary_merge_keys')::bigint) THEN
 		RETURN false;
@@ -687,18 +718,28 @@ BEGIN
 	EXECUTE format('LOCK TABLE %s IN SHARE UPDATE EXCLUSIVE MODE', leaf);
 	-- merges of this partition wait too (they only try the lock)
 	PERFORM pg_catalog.pg_advisory_xact_lock(@extschema@.bloom_summary_lock_key(summary_id, leaf));
+	-- The filter of the rows this snapshot sees, and the keys of the shared
+	-- buffer (src/aggregates/summary_buffer.c), which hold those of writers
+	-- it does not see; the markers of this server's epoch stay for them
+	-- (the union retires those it may), those of another epoch, whose keys
+	-- a restart lost, are what this repairs.
+
 	EXECUTE format(
 		'WITH d AS (DELETE FROM @extschema@.bloom_summary_delta x '
-		'           WHERE x.summary_id OPERATOR(pg_catalog.=) $1 AND x.partition OPERATOR(pg_catalog.=) $2), '
+		'           WHERE x.summary_id OPERATOR(pg_catalog.=) $1 AND x.partition OPERATOR(pg_catalog.=) $2 '
+		'             AND (x.buffer_epoch IS NULL '
+		'                  OR x.buffer_epoch IS DISTINCT FROM @extschema@.bloom_summary_buffer_epoch())), '
 		'     f AS (SELECT %s AS f FROM %s) '
 		'INSERT INTO @extschema@.bloom_summary_part AS p (summary_id, partition, %s, trusted, refreshed_at) '
-		'SELECT $1, $2, COALESCE(f.f, %s), $5, pg_catalog.now() FROM f '
+		'SELECT $1, $2, %s, $5, pg_catalog.now() FROM f '
 		'ON CONFLICT ON CONSTRAINT bloom_summary_part_pkey DO UPDATE '
 		'SET filter = EXCLUDED.filter, mfilter = EXCLUDED.mfilter, trusted = EXCLUDED.trusted, '
 		'    refreshed_at = EXCLUDED.refreshed_at',
 		@extschema@.bloom_summary_agg_sql(summary_id), leaf,
 		CASE WHEN e.filter IS NOT NULL THEN 'filter' ELSE 'mfilter' END,
-		CASE WHEN e.filter IS NOT NULL THEN '$3' ELSE '$4' END)
+		CASE WHEN e.filter IS NOT NULL
+		     THEN '@extschema@.bloom_summary_unite_buffered(COALESCE(f.f, $3), $1, $2)'
+		     ELSE 'COALESCE(f.f, $4)' END)
 	USING summary_id, leaf, e.filter, e.mfilter,
 	      -- a filter of the rows row security lets the caller see may
 	      -- miss keys: not trusted
@@ -995,15 +1036,22 @@ BEGIN
 			USING ERRCODE = 'insufficient_privilege';
 	END IF;
 	FOR r IN
-		SELECT DISTINCT x.summary_id, x.partition
-		FROM @extschema@.bloom_summary_delta x JOIN @extschema@.bloom_summary_def d USING (summary_id)
+		SELECT x.summary_id, x.partition,
+		       pg_catalog.bool_or(x.buffer_epoch IS DISTINCT FROM epoch.e AND x.buffer_epoch IS NOT NULL) AS stale
+		FROM @extschema@.bloom_summary_delta x JOIN @extschema@.bloom_summary_def d USING (summary_id),
+		     @extschema@.bloom_summary_buffer_epoch() AS epoch(e)
 		WHERE (bloom_summary_merge.parent IS NULL OR d.parent = bloom_summary_merge.parent)
 		  AND (bloom_summary_merge.key_columns IS NULL OR d.key_columns = bloom_summary_merge.key_columns)
 		  AND @extschema@.bloom_summary_may_manage(d.parent)
+		GROUP BY 1, 2
 		ORDER BY 1, 2
 	LOOP
+		IF r.stale AND NOT pg_catalog.pg_is_in_recovery() THEN
+			-- markers of another epoch: keys a restart took from the shared
+			-- buffer; the rows have them
+			PERFORM @extschema@.bloom_summary_refresh_leaf(r.summary_id, r.partition);
 		-- a partition being merged or refreshed by someone else is skipped
-		IF pg_catalog.pg_try_advisory_xact_lock(@extschema@.bloom_summary_lock_key(r.summary_id, r.partition)) THEN
+		ELSIF pg_catalog.pg_try_advisory_xact_lock(@extschema@.bloom_summary_lock_key(r.summary_id, r.partition)) THEN
 			n := n + @extschema@.bloom_summary_merge_locked(r.summary_id, r.partition);
 		END IF;
 	END LOOP;
@@ -1018,6 +1066,18 @@ COMMENT ON FUNCTION @extschema@.bloom_summary_merge(regclass, name[]) IS
 COMMENT ON FUNCTION @extschema@.bloom_summary_merge(regclass, name) IS
 	'maintenance: merges the pending deltas of the managed summary of (parent, key column) into its filters; returns the number of deltas merged';
 
+-- Whether markers of another server's epoch (a restart, a standby, a
+-- restored dump) say the partition's shared-buffer keys are lost here: it
+-- is not skipped until a refresh (bloom_summary_merge() refreshes it).
+CREATE FUNCTION @extschema@.bloom_summary_markers_stale(summary_id integer, leaf regclass)
+	RETURNS boolean LANGUAGE sql STABLE STRICT
+BEGIN ATOMIC
+	SELECT EXISTS (SELECT 1 FROM @extschema@.bloom_summary_delta x
+	               WHERE x.summary_id = bloom_summary_markers_stale.summary_id AND x.partition = leaf
+	                 AND x.buffer_epoch IS DISTINCT FROM @extschema@.bloom_summary_buffer_epoch()
+	                 AND x.buffer_epoch IS NOT NULL);
+END;
+
 CREATE VIEW @extschema@.bloom_summaries AS
 	SELECT pg_catalog.format('%s(%s)', d.parent,
 	           pg_catalog.array_to_string(d.key_columns, ', ')) AS summary,
@@ -1025,15 +1085,17 @@ CREATE VIEW @extschema@.bloom_summaries AS
 	       (SELECT pg_catalog.count(*) FROM @extschema@.bloom_summary_part p
 	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id) AS partitions,
 	       (SELECT pg_catalog.count(*) FROM @extschema@.bloom_summary_part p
-	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id AND p.trusted) AS trusted_partitions,
+	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id AND p.trusted
+	          AND NOT @extschema@.bloom_summary_markers_stale(p.summary_id, p.partition)) AS trusted_partitions,
 	       (SELECT pg_catalog.count(*) FROM @extschema@.bloom_summary_part p
-	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id AND NOT p.trusted) AS untrusted_partitions,
+	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id
+	          AND (NOT p.trusted OR @extschema@.bloom_summary_markers_stale(p.summary_id, p.partition))) AS untrusted_partitions,
 	       (SELECT COALESCE(pg_catalog.sum(pg_catalog.pg_column_size(p.filter)
 	                OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(p.mfilter), 0)), 0)
 	        FROM @extschema@.bloom_summary_part p
 	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id)::bigint AS bytes,
 	       (SELECT pg_catalog.count(*) FROM @extschema@.bloom_summary_delta x
-	        WHERE x.summary_id OPERATOR(pg_catalog.=) d.summary_id) AS pending_deltas,
+	        WHERE x.summary_id OPERATOR(pg_catalog.=) d.summary_id AND x.buffer_epoch IS NULL) AS pending_deltas,
 	       (SELECT COALESCE(pg_catalog.sum(x.nkeys), 0) FROM @extschema@.bloom_summary_delta x
 	        WHERE x.summary_id OPERATOR(pg_catalog.=) d.summary_id)::bigint AS pending_keys,
 	       (SELECT COALESCE(pg_catalog.sum(pg_catalog.pg_column_size(x.filter)
@@ -1043,11 +1105,14 @@ CREATE VIEW @extschema@.bloom_summaries AS
 	       (SELECT pg_catalog.min(p.refreshed_at) FROM @extschema@.bloom_summary_part p
 	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id) AS oldest_refresh,
 	       (SELECT pg_catalog.max(p.refreshed_at) FROM @extschema@.bloom_summary_part p
-	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id) AS last_refresh
+	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id) AS last_refresh,
+	       (SELECT COALESCE(pg_catalog.sum(@extschema@.bloom_summary_buffered_keys(p.summary_id, p.partition)), 0)
+	        FROM @extschema@.bloom_summary_part p
+	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id)::bigint AS buffered_keys
 	FROM @extschema@.bloom_summary_def d
 	WHERE pg_catalog.has_table_privilege(d.parent, 'SELECT');
 COMMENT ON VIEW @extschema@.bloom_summaries IS
-	'the managed summaries of the tables the user may read: partitions (trusted: pruned when the filters rule a key out; untrusted: never pruned until the next refresh), filter bytes, pending deltas (rows, keys, bytes), refresh times';
+	'the managed summaries of the tables the user may read: partitions (trusted: pruned when the filters rule a key out; untrusted: never pruned until the next refresh), filter bytes, pending deltas (rows, keys, bytes), refresh times, keys in the shared buffer';
 GRANT SELECT ON @extschema@.bloom_summaries TO PUBLIC;
 
 

@@ -11,6 +11,7 @@
 #include "utils/guc.h"
 
 #include "pg_compat.h"
+#include "aggregates/summary_buffer.h"
 #include "aggregates/summary_writer.h"
 #include "planner/batch_scan.h"
 #include "planner/citus_agg_rewrite.h"
@@ -31,6 +32,7 @@ _PG_init(void)
 	bloom_scan_init();
 	bloom_distributed_agg_init();
 	bloom_summary_writer_init();
+	summary_buffer_init();
 	summary_prune_init();
 	bloom_citus_repartition_init();
 

@@ -45,15 +45,18 @@
 
 #include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/heapam.h"
 #include "access/table.h"
 #include "catalog/indexing.h"
 #include "access/xact.h"
+#include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/acl.h"
@@ -70,6 +73,7 @@
 #include "utils/timestamp.h"
 
 #include "pg_compat.h"
+#include "aggregates/summary_buffer.h"
 #include "aggregates/summary_writer.h"
 #include "core/layout_explicit.h"
 #include "types/bloomfilter.h"
@@ -79,12 +83,15 @@ PG_FUNCTION_INFO_V1(bloom_summary_may_manage);
 PG_FUNCTION_INFO_V1(bloom_summary_unite);
 PG_FUNCTION_INFO_V1(bloom_summary_unite_trans);
 PG_FUNCTION_INFO_V1(bloom_summary_unite_final);
+PG_FUNCTION_INFO_V1(bloom_summary_unite_buffered);
 
 #define MAX_KEY_COLUMNS		32
 /* a buffer this large is written before commit, outside subtransactions */
 #define FLUSH_EARLY_KEYS	65536
 /* deltas of at most this many keys are data-sized filters (explicit lists) */
 #define EXPLICIT_LIST_KEYS	240
+/* bloom_summary_delta's columns (65_managed_summaries.sql) */
+#define DELTA_NATTS			7
 
 /* settings (documented in doc/summaries.md) */
 static int	merge_check_every = 32;
@@ -503,43 +510,34 @@ merge_wanted(KeyBuffer *buf)
 	return merge_threshold_passed(buf);
 }
 
-/*
- * The delta of at most EXPLICIT_LIST_KEYS keys of one column, built here
- * as bloom_agg(key) builds it (the list of the distinct value hashes, seed
- * 0, the newest hash scheme) and inserted into bloom_summary_delta as a
- * heap tuple with its index entries (CatalogTupleInsert, which TOASTs):
- * no statement to plan or run on the writers' path, and no privilege
- * check, the trigger writing for the catalog's owner.
- */
-static void
-delta_list_insert(KeyBuffer *buf)
+/* Sorts and deduplicates the buffer's hashes; returns how many are distinct. */
+static int
+hashes_distinct(KeyBuffer *buf)
 {
-	BloomShape	shape;
-	char		errbuf[BLOOM_ERRBUF_SIZE];
-	BloomFilter *f;
-	BfBuilder	builder;
 	int			n = 0;
-	int			i;
-	Oid			relid = get_relname_relid("bloom_summary_delta", buf->schema);
-	Relation	rel;
-	Datum		values[6];
-	bool		nulls[6] = {false, false, false, true, false, false};
-	HeapTuple	tuple;
 
 	qsort(buf->hashes, buf->nhashes, sizeof(uint64), hash_cmp);
-	for (i = 0; i < buf->nhashes; i++)
+	for (int i = 0; i < buf->nhashes; i++)
 		if (n == 0 || buf->hashes[n - 1] != buf->hashes[i])
 			buf->hashes[n++] = buf->hashes[i];
-	if (!bf_shape_collected((double) n, 0, &shape, errbuf))
-		elog(ERROR, "bloom summary: cannot size a delta: %s", errbuf);
-	f = bloom_alloc(&shape);
-	f->hash_scheme = BLOOM_HASH_SCHEME_NEWEST;
-	f->flags |= BLOOM_FLAG_AUTOSIZED;
-	bf_builder_start(&builder, f);
-	for (i = 0; i < n; i++)
-		bf_builder_add(&builder, buf->hashes[i]);
-	bf_builder_finish(&builder);
-	f->inserted = buf->nhashes;
+	return n;
+}
+
+/*
+ * Inserts a row of bloom_summary_delta for the buffer's partition as a heap
+ * tuple with its index entries (CatalogTupleInsert, which TOASTs): filter
+ * (NULL for a marker), nkeys, and buffer_epoch (a marker's; else NULL).  No
+ * statement to plan or run on the writers' path, and no privilege check,
+ * the trigger writing for the catalog's owner.
+ */
+static void
+delta_row_insert(KeyBuffer *buf, BloomFilter *filter, int64 nkeys, bool marker)
+{
+	Oid			relid = get_relname_relid("bloom_summary_delta", buf->schema);
+	Relation	rel;
+	Datum		values[DELTA_NATTS];
+	bool		nulls[DELTA_NATTS] = {false, false, filter == NULL, true, false, false, !marker};
+	HeapTuple	tuple;
 
 	if (!OidIsValid(relid))
 		ereport(ERROR,
@@ -547,19 +545,85 @@ delta_list_insert(KeyBuffer *buf)
 				 errmsg("bloom summary: table bloom_summary_delta is missing from schema %s",
 						get_namespace_name(buf->schema))));
 	rel = table_open(relid, RowExclusiveLock);
-	if (RelationGetDescr(rel)->natts != 6)
-		elog(ERROR, "bloom summary: bloom_summary_delta has %d columns, not 6",
-			 RelationGetDescr(rel)->natts);
+	if (RelationGetDescr(rel)->natts != DELTA_NATTS)
+		elog(ERROR, "bloom summary: bloom_summary_delta has %d columns, not %d",
+			 RelationGetDescr(rel)->natts, DELTA_NATTS);
 	values[0] = Int32GetDatum(buf->key.summary_id);
 	values[1] = ObjectIdGetDatum(buf->key.partition);
-	values[2] = PointerGetDatum(f);
+	values[2] = PointerGetDatum(filter);
 	values[3] = (Datum) 0;
-	values[4] = Int64GetDatum(buf->nhashes);
+	values[4] = Int64GetDatum(nkeys);
 	values[5] = TimestampTzGetDatum(GetCurrentTransactionStartTimestamp());
+	values[6] = marker ? Int64GetDatum(summary_buffer_epoch()) : (Datum) 0;
 	tuple = heap_form_tuple(RelationGetDescr(rel), values, nulls);
 	CatalogTupleInsert(rel, tuple);
 	heap_freetuple(tuple);
 	table_close(rel, NoLock);
+}
+
+/* An explicit list of n sorted, distinct value hashes, as bloom_agg(key) lists them. */
+static BloomFilter *
+hash_list(const uint64 *hashes, int n, int64 inserted)
+{
+	BloomShape	shape;
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	BloomFilter *f;
+	BfBuilder	builder;
+
+	if (!bf_shape_collected((double) n, 0, &shape, errbuf))
+		elog(ERROR, "bloom summary: cannot size a delta: %s", errbuf);
+	f = bloom_alloc(&shape);
+	f->hash_scheme = BLOOM_HASH_SCHEME_NEWEST;
+	f->flags |= BLOOM_FLAG_AUTOSIZED;
+	bf_builder_start(&builder, f);
+	for (int i = 0; i < n; i++)
+		bf_builder_add(&builder, hashes[i]);
+	bf_builder_finish(&builder);
+	f->inserted = inserted;
+	return f;
+}
+
+/*
+ * The delta of at most EXPLICIT_LIST_KEYS keys of one column, built here
+ * as bloom_agg(key) builds it (the list of the distinct value hashes, seed
+ * 0, the newest hash scheme).
+ */
+static void
+delta_list_insert(KeyBuffer *buf)
+{
+	int			n = hashes_distinct(buf);
+
+	delta_row_insert(buf, hash_list(buf->hashes, n, buf->nhashes), buf->nhashes, false);
+}
+
+/*
+ * Appends the buffer's keys to the shared buffer (summary_buffer.c), with
+ * a marker row first when the partition's slot has no committed one.
+ * False when the shared buffer has no room: the caller writes a delta row.
+ * Sets buf->merge_due when the partition's buffered keys are due for a
+ * merge and this writer has taken its lock.
+ */
+static bool
+shared_append(KeyBuffer *buf)
+{
+	int			n = hashes_distinct(buf);
+	bool		merge_due;
+	SummaryBufferResult r;
+
+	r = summary_buffer_append(buf->key.summary_id, buf->key.partition, buf->hashes, n,
+							  false, merge_keys, &merge_due);
+	if (r == SUMMARY_BUFFER_NEEDS_MARKER)
+	{
+		delta_row_insert(buf, NULL, 0, true);
+		r = summary_buffer_append(buf->key.summary_id, buf->key.partition, buf->hashes, n,
+								  true, merge_keys, &merge_due);
+	}
+	if (merge_due && !IsolationUsesXactSnapshot() && merge_lock_try(buf))
+	{
+		buf->merge_due = true;
+		buf->nmerge_tids = 0;
+	}
+	return r == SUMMARY_BUFFER_APPENDED;
 }
 
 /*
@@ -580,9 +644,17 @@ buffers_write_lists(KeyBuffer *only, bool may_merge)
 	{
 		if (buf->nkeys > 0 && buf->hashes != NULL && buf->nhashes <= EXPLICIT_LIST_KEYS)
 		{
-			if (buf->nhashes > 0)
-				delta_list_insert(buf);
-			buf->merge_due = merge_check_due(buf, may_merge) && merge_wanted(buf);
+			buf->merge_due = false;
+			/* prepared transactions may outlive the buffer: delta rows */
+			if (buf->nhashes > 0 && may_merge && summary_buffer_usable() && shared_append(buf))
+				;
+			else
+			{
+				if (buf->nhashes > 0)
+					delta_list_insert(buf);
+				buf->merge_due = buf->merge_due ||
+					(merge_check_due(buf, may_merge) && merge_wanted(buf));
+			}
 			buf->nkeys = 0;
 			buf->nhashes = 0;
 		}
@@ -1076,4 +1148,117 @@ bloom_summary_unite(PG_FUNCTION_ARGS)
 		PG_RETURN_BLOOM(united);
 	}
 	PG_RETURN_BLOOM(bloom_setop(part, delta, false));
+}
+
+/*
+ * Whether the current user may change the summary rows of leaf: it has the
+ * privileges of the owner of leaf, of one of its ancestors, or of the
+ * summary catalog (the writers' merges run as that owner).
+ */
+static bool
+may_change_leaf(Oid leaf, Oid schema)
+{
+	List	   *rels = lcons_oid(leaf, get_partition_ancestors(leaf));
+	ListCell   *lc;
+
+	if (has_privs_of_role(GetUserId(), catalog_owner(schema)))
+		return true;
+	foreach(lc, rels)
+	{
+		HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(lfirst_oid(lc)));
+		bool		owner;
+
+		if (!HeapTupleIsValid(tup))
+			continue;
+		owner = has_privs_of_role(GetUserId(), ((Form_pg_class) GETSTRUCT(tup))->relowner);
+		ReleaseSysCache(tup);
+		if (owner)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Deletes the markers of this epoch of (summary, leaf) that snapshot sees:
+ * they vouch for no key the shared buffer still has to keep (see
+ * summary_buffer.c).
+ */
+static void
+markers_retire(Oid schema, int32 summary_id, Oid leaf, Snapshot snapshot)
+{
+	Oid			relid = get_relname_relid("bloom_summary_delta", schema);
+	Relation	rel;
+	Oid			index;
+	ScanKeyData keys[2];
+	SysScanDesc scan;
+	HeapTuple	tup;
+	int64		epoch = summary_buffer_epoch();
+
+	if (!OidIsValid(relid))
+		return;
+	rel = table_open(relid, RowExclusiveLock);
+	if (RelationGetDescr(rel)->natts != DELTA_NATTS)
+		elog(ERROR, "bloom summary: bloom_summary_delta has %d columns, not %d",
+			 RelationGetDescr(rel)->natts, DELTA_NATTS);
+	index = bloom_summary_catalog_index(rel);
+	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(summary_id));
+	ScanKeyInit(&keys[1], 2, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(leaf));
+	scan = systable_beginscan(rel, index, OidIsValid(index), snapshot, 2, keys);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+		Datum		e = heap_getattr(tup, DELTA_NATTS, RelationGetDescr(rel), &isnull);
+
+		if (!isnull && DatumGetInt64(e) == epoch)
+			simple_heap_delete(rel, &tup->t_self);
+	}
+	systable_endscan(scan);
+	table_close(rel, NoLock);
+}
+
+/*
+ * bloom_summary_unite_buffered(part, summary_id, leaf): part with the keys
+ * the shared buffer holds for (summary, leaf) inserted, for a merge that
+ * writes the result to the partition's row; the buffer drops them once
+ * this transaction has committed and every snapshot sees it, and the
+ * markers they no longer need are deleted.  A filter of another shape
+ * than the buffer's hashes (a seed or hash scheme of its own) is returned
+ * as it is, the buffer left alone.
+ */
+Datum
+bloom_summary_unite_buffered(PG_FUNCTION_ARGS)
+{
+	const BloomFilter *part = PG_GETARG_BLOOM(0);
+	int32		summary_id = PG_GETARG_INT32(1);
+	Oid			leaf = PG_GETARG_OID(2);
+	Oid			schema = get_func_namespace(fcinfo->flinfo->fn_oid);
+	BloomFilter *united;
+	Snapshot	retire;
+	uint64	   *hashes;
+	int			n;
+	BfBuilder	builder;
+
+	if (!may_change_leaf(leaf, schema))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of table %s or of a table it is a partition of",
+						get_rel_name(leaf))));
+	if (bf_is_explicit(part) || part->seed != 0 ||
+		bf_scheme_wide(part->hash_scheme) != bf_scheme_wide(BLOOM_HASH_SCHEME_NEWEST))
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	hashes = summary_buffer_take(summary_id, leaf, &n, &retire);
+	if (retire != NULL)
+	{
+		markers_retire(schema, summary_id, leaf, retire);
+		UnregisterSnapshot(retire);
+	}
+	if (n == 0)
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	united = filter_copy(part);
+	bf_builder_start(&builder, united);
+	for (int i = 0; i < n; i++)
+		bf_builder_add(&builder, hashes[i]);
+	bf_builder_finish(&builder);
+	united->inserted += n;
+	PG_RETURN_BLOOM(united);
 }

@@ -39,6 +39,7 @@
 #include "utils/syscache.h"
 
 #include "pg_compat.h"
+#include "aggregates/summary_buffer.h"
 #include "aggregates/summary_writer.h"
 #include "core/multibloom.h"
 #include "planner/extension_objects.h"
@@ -386,6 +387,9 @@ typedef struct ProbeWork
 	ProbeState	state;
 	BloomHasher *hashers[SUMMARY_MAX_KEYS];
 	List	   *filters;		/* summary_leaf_load: the filters' copies */
+	bool		buffer_read;	/* a marker's shared buffer was read */
+	uint64	   *buffered;		/* summary_leaf_load: its hashes, sorted */
+	int			nbuffered;
 } ProbeWork;
 
 /* The hashers of one decision, shared by probes of the same value types. */
@@ -540,11 +544,62 @@ visit_part_row(ProbeWork *w, Relation rel, HeapTuple tup)
 		w->state = PROBE_PENDING;
 }
 
+/*
+ * Whether a delta row is a marker (bloom_summary_delta.buffer_epoch set):
+ * its keys are in a shared buffer (aggregates/summary_buffer.c), readable
+ * here only when *current (this server's epoch, on a primary).
+ */
+static bool
+delta_is_marker(Relation rel, HeapTuple tup, bool *current)
+{
+	bool		isnull;
+	Datum		epoch;
+
+	if (RelationGetDescr(rel)->natts < DELTA_BUFFER_EPOCH)
+		return false;
+	epoch = heap_getattr(tup, DELTA_BUFFER_EPOCH, RelationGetDescr(rel), &isnull);
+	if (isnull)
+		return false;
+	*current = summary_buffer_epoch_is_current(DatumGetInt64(epoch));
+	return true;
+}
+
+/* The value hashes of the probe as the shared buffer holds them. */
+static uint64 *
+buffer_hashes(ProbeWork *w)
+{
+	SummaryProbe *p = w->probe;
+	uint64	   *hashes = palloc(sizeof(uint64) * Max(p->nvalues[0], 1));
+
+	for (int v = 0; v < p->nvalues[0]; v++)
+		hashes[v] = bloom_hasher_value_hash(w->hashers[0], p->values[0][v], 0,
+											BLOOM_HASH_SCHEME_NEWEST);
+	return hashes;
+}
+
 static void
 visit_delta_row(ProbeWork *w, Relation rel, HeapTuple tup)
 {
-	if (w->state == PROBE_PENDING && row_may_hold(w, rel, tup))
+	bool		current;
+
+	if (w->state != PROBE_PENDING)
+		return;
+	if (!delta_is_marker(rel, tup, &current))
+	{
+		if (row_may_hold(w, rel, tup))
+			w->state = PROBE_KEEP;
+		return;
+	}
+	/* markers of another epoch: keys lost to a restart, or a standby */
+	if (!current || w->probe->nkeys != 1)
 		w->state = PROBE_KEEP;
+	else if (!w->buffer_read)
+	{
+		w->buffer_read = true;
+		if (summary_buffer_may_hold(w->probe->summary_id, w->probe->leaf,
+									buffer_hashes(w), w->probe->nvalues[0]))
+			w->state = PROBE_KEEP;
+	}
 }
 
 typedef void (*RowVisitor) (ProbeWork *w, Relation rel, HeapTuple tup);
@@ -739,9 +794,22 @@ static void
 collect_delta_row(ProbeWork *w, Relation rel, HeapTuple tup)
 {
 	const void *filter;
+	bool		current;
 
 	if (w->state != PROBE_PENDING)
 		return;
+	if (delta_is_marker(rel, tup, &current))
+	{
+		if (!current || w->probe->nkeys != 1)
+			w->state = PROBE_KEEP;
+		else if (!w->buffer_read)
+		{
+			w->buffer_read = true;
+			w->buffered = summary_buffer_copy(w->probe->summary_id, w->probe->leaf,
+											  &w->nbuffered);
+		}
+		return;
+	}
 	filter = row_filter(w, rel, tup);
 	if (filter == NULL)
 		w->state = PROBE_KEEP;
@@ -781,6 +849,28 @@ summary_leaf_load(const SummaryProbe *shape, Snapshot snapshot)
 	return lf;
 }
 
+static int
+hash_cmp(const void *a, const void *b)
+{
+	uint64		x = *(const uint64 *) a;
+	uint64		y = *(const uint64 *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* True if the buffered hashes loaded hold a value of the probe's. */
+static bool
+buffered_may_hold(ProbeWork *w)
+{
+	uint64	   *hashes = buffer_hashes(w);
+	bool		found = false;
+
+	for (int v = 0; v < w->probe->nvalues[0] && !found; v++)
+		found = bsearch(&hashes[v], w->buffered, w->nbuffered, sizeof(uint64), hash_cmp) != NULL;
+	pfree(hashes);
+	return found;
+}
+
 bool
 summary_leaf_may_hold(SummaryLeafFilters *lf, const SummaryProbe *values)
 {
@@ -800,6 +890,8 @@ summary_leaf_may_hold(SummaryLeafFilters *lf, const SummaryProbe *values)
 			break;
 		}
 	}
+	if (!result && lf->work.nbuffered > 0)
+		result = buffered_may_hold(&lf->work);
 	lf->work.probe = shape;
 	return result;
 }

@@ -1,0 +1,206 @@
+# Managed summaries with the shared buffer (the library preloaded): small
+# transactions' keys go to shared memory, vouched for by marker rows.
+# Checked here, each against the same queries with pruning off:
+#   - single-row writers leave one marker and no delta row; a key only in
+#     the buffer keeps its partition, an absent key is skipped;
+#   - a rolled-back writer, PREPARE TRANSACTION (delta rows), the buffer
+#     switched off (delta rows), a buffer too full to take more (delta
+#     rows while an old snapshot keeps merged keys in it);
+#   - eight concurrent writers with a small buffer, merging as they go: no
+#     key lost (every key found through a generic plan and through a
+#     nested loop's guard), no lock wait;
+#   - a refresh while keys are buffered keeps them;
+#   - a hot standby never skips a partition whose keys are buffered on the
+#     primary;
+#   - a crash loses the buffer: the partitions it held keys of are not
+#     skipped until bloom_summary_merge() refreshes them;
+#   - only an owner may take a partition's buffered keys.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('summary_buffer');
+$node->init(allows_streaming => 1);
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'bloomfilter'
+bloomfilter.summary_buffer_partitions = 8
+bloomfilter.summary_buffer_keys = 512
+max_prepared_transactions = 4
+max_connections = 40
+log_lock_waits = on
+deadlock_timeout = 10ms
+});
+$node->start;
+$node->safe_psql('postgres', q{
+CREATE EXTENSION bloomfilter;
+CREATE TABLE ev (day int NOT NULL, user_id bigint, payload text) PARTITION BY LIST (day);
+CREATE TABLE ev1 PARTITION OF ev FOR VALUES IN (1);
+CREATE TABLE ev2 PARTITION OF ev FOR VALUES IN (2);
+CREATE TABLE ev3 PARTITION OF ev FOR VALUES IN (3);
+INSERT INTO ev SELECT 1 + g % 3, g, 'old' FROM generate_series(1, 3000) g;
+SELECT bloom_summary_create('ev', 'user_id', 20000, 0.01);
+-- How many keys a generic plan of "user_id = $1" (decided at executor
+-- start) finds fewer rows of than a query the summary cannot prune.
+CREATE FUNCTION keys_lost(keys bigint[]) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	k bigint;
+	lost bigint := 0;
+	n bigint;
+	m bigint;
+BEGIN
+	SET LOCAL plan_cache_mode = force_generic_plan;
+	FOREACH k IN ARRAY keys LOOP
+		SELECT count(*) INTO n FROM ev WHERE user_id = k;
+		SELECT count(*) INTO m FROM ev WHERE user_id + 0 = k;
+		IF n <> m THEN
+			lost := lost + 1;
+		END IF;
+	END LOOP;
+	RETURN lost;
+END $$;
+});
+
+sub sql { return $node->safe_psql('postgres', $_[0]); }
+
+sub skipped
+{
+	my ($n, $key) = @_;
+	my $plan = $n->safe_psql('postgres',
+		"EXPLAIN (COSTS OFF) SELECT * FROM ev WHERE day = 2 AND user_id = $key");
+	return $plan =~ /BloomSummarySkipped/ ? 1 : 0;
+}
+
+isnt(sql(q{SELECT bloom_summary_buffer_epoch()}), '', 'the preloaded server has a buffer epoch');
+
+# ---- single-row writers ----
+sql("INSERT INTO ev VALUES (2, 1000000 + $_, 'new')") for 1 .. 20;
+is(sql(q{SELECT count(*) FILTER (WHERE buffer_epoch IS NULL) || '/' || count(*) FILTER (WHERE buffer_epoch IS NOT NULL)
+       FROM bloom_summary_delta WHERE partition = 'ev2'::regclass}),
+	'0/1', 'twenty single-row writers: no delta row, one marker');
+is(sql(q{SELECT buffered_keys || '/' || pending_deltas FROM bloom_summaries}), '20/0',
+	'the view counts 20 buffered keys');
+is(skipped($node, 1000005), 0, 'a key only in the buffer keeps its partition');
+is(skipped($node, 7777777), 1, 'an absent key is skipped');
+is(sql(q{SELECT keys_lost(ARRAY(SELECT user_id FROM ev))}), '0',
+	'every key found through a generic plan');
+
+# a rolled-back writer: its keys may stay buffered, its rows are gone
+sql(q{BEGIN; INSERT INTO ev VALUES (2, 2000001, 'gone'); ROLLBACK;});
+is(sql(q{SELECT count(*) FROM ev WHERE user_id = 2000001}), '0', 'a rolled-back row is not there');
+is(sql(q{SELECT keys_lost(ARRAY[2000001, 1000001, 1000020]::bigint[])}), '0',
+	'answers equal after a rollback');
+
+# PREPARE TRANSACTION writes a delta row: a prepared transaction may outlive the buffer
+sql(q{BEGIN; INSERT INTO ev VALUES (2, 3000001, 'prep'); PREPARE TRANSACTION 'p1';});
+sql(q{COMMIT PREPARED 'p1'});
+is(sql(q{SELECT count(*) FROM bloom_summary_delta WHERE partition = 'ev2'::regclass AND buffer_epoch IS NULL AND nkeys = 1}),
+	'1', 'a prepared transaction writes a delta row');
+is(skipped($node, 3000001), 0, 'its key keeps the partition');
+
+# the buffer switched off: delta rows
+sql(q{SET bloomfilter.summary_buffer = off; INSERT INTO ev VALUES (3, 4000001, 'off');});
+is(sql(q{SELECT count(*) FROM bloom_summary_delta WHERE partition = 'ev3'::regclass}),
+	'1', 'with bloomfilter.summary_buffer off a writer writes a delta row');
+
+# a merge unites the buffer and retires the markers
+sql(q{SELECT bloom_summary_merge()});
+is(sql(q{SELECT count(*) FROM bloom_summary_delta}), '0', 'a merge leaves no delta and no marker');
+is(sql(q{SELECT bool_and(bloom_contains(filter, k)) FROM bloom_summary_part,
+              unnest(ARRAY[1000001, 1000020, 3000001]::bigint[]) k WHERE partition = 'ev2'::regclass}),
+	't', 'the merged filter holds the buffered keys');
+is(sql(q{SELECT keys_lost(ARRAY(SELECT user_id FROM ev))}), '0', 'every key found after the merge');
+
+# ---- a full buffer: an old snapshot keeps merged keys in it ----
+my $old = $node->background_psql('postgres');
+$old->query_safe(q{BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM ev1;});
+sql("INSERT INTO ev VALUES (1, 5000000 + $_, 'full')") for 1 .. 700;
+cmp_ok(sql(q{SELECT count(*) FROM bloom_summary_delta WHERE partition = 'ev1'::regclass AND buffer_epoch IS NULL}),
+	'>', 0, 'past a full buffer writers write delta rows');
+$old->query_safe('COMMIT');
+$old->quit;
+is(sql(q{SELECT keys_lost(ARRAY(SELECT user_id FROM ev WHERE day = 1))}), '0',
+	'every key found with keys in the buffer, merged and in delta rows');
+
+# ---- a refresh while keys are buffered ----
+sql("INSERT INTO ev VALUES (3, 6000000 + $_, 'r')") for 1 .. 10;
+sql(q{SELECT bloom_summary_refresh('ev', 'user_id', 'ev3')});
+sql("INSERT INTO ev VALUES (3, 6000100 + $_, 'r')") for 1 .. 10;
+is(sql(q{SELECT keys_lost(ARRAY(SELECT user_id FROM ev WHERE day = 3))}), '0',
+	'keys buffered before and after a refresh are found');
+
+# ---- eight concurrent writers, a small buffer, merging as they go ----
+my $log_offset = -s $node->logfile;
+my $clients = 8;
+my $transactions = $ENV{BLOOM_SUMMARY_TX} // 300;
+$node->pgbench(
+	"--no-vacuum --client=$clients --jobs=2 --transactions=$transactions",
+	0,
+	[qr{processed: @{[ $clients * $transactions ]}/@{[ $clients * $transactions ]}}],
+	[qr{^$}],
+	'eight sessions insert single rows into one partition through the buffer',
+	{
+		'insert' => q{
+\set v random(10000000, 1000000000000)
+INSERT INTO ev VALUES (2, :v, 'x');
+},
+	});
+is(sql(q{SELECT keys_lost(ARRAY(SELECT user_id FROM ev WHERE day = 2))}), '0',
+	'no key of the eight writers is lost (generic plans)');
+is(sql(q{
+	SET bloomfilter.enable_summary_pruning = on;
+	SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_material = off;
+	SELECT count(*) FROM (SELECT user_id FROM ev WHERE day = 2) k
+	WHERE EXISTS (SELECT 1 FROM ev e WHERE e.day = 2 AND e.user_id = k.user_id)}),
+	sql(q{SELECT count(*) FROM ev WHERE day = 2}),
+	'no key of the eight writers is lost (a nested loop\'s guard)');
+cmp_ok(sql(q{SELECT count(*) FROM bloom_summary_delta WHERE buffer_epoch IS NOT NULL}), '<=', 2 * $clients,
+	'a handful of markers for 2,400 transactions');
+my $log = slurp_file($node->logfile, $log_offset);
+unlike($log, qr/still waiting for/, 'no writer waited for a lock');
+
+# ---- a hot standby never reads the primary's buffer ----
+sql(q{SELECT bloom_summary_merge()});
+$node->backup('b');
+my $standby = PostgreSQL::Test::Cluster->new('summary_buffer_standby');
+$standby->init_from_backup($node, 'b', has_streaming => 1);
+$standby->start;
+sql("INSERT INTO ev VALUES (2, 8000000 + $_, 'standby')") for 1 .. 5;
+$node->wait_for_catchup($standby);
+is($standby->safe_psql('postgres', q{SELECT bloom_summary_buffer_epoch() IS NULL}), 't',
+	'a standby has no buffer epoch');
+is(skipped($standby, 8000003), 0, 'the standby does not skip a partition whose keys are buffered on the primary');
+is(skipped($standby, 7777777), 0, '... not even for an absent key');
+is(skipped($node, 7777778), 1, 'the primary skips it for an absent key');
+is($standby->safe_psql('postgres', q{SELECT count(*) FROM ev WHERE day = 2 AND user_id = 8000003}), '1',
+	'the standby finds the row');
+$standby->stop;
+
+# ---- a crash loses the buffer ----
+sql(q{SELECT bloom_summary_merge()});
+sql("INSERT INTO ev VALUES (1, 9000000 + $_, 'crash')") for 1 .. 5;
+$node->stop('immediate');
+$node->start;
+is(sql(q{SELECT untrusted_partitions FROM bloom_summaries}), '1',
+	'after a crash the partition whose buffered keys were lost is untrusted');
+is(sql(q{SELECT count(*) FROM ev WHERE day = 1 AND user_id = 9000003}), '1', 'the row written before the crash is found');
+is(sql(q{EXPLAIN (COSTS OFF) SELECT * FROM ev WHERE day = 1 AND user_id = 7777777}) =~ /BloomSummarySkipped/ ? 1 : 0,
+	0, 'that partition is not skipped');
+is(sql(q{SELECT keys_lost(ARRAY(SELECT user_id FROM ev WHERE day = 1))}), '0', 'no key lost after the crash');
+sql(q{SELECT bloom_summary_merge()});
+is(sql(q{SELECT untrusted_partitions || '/' || trusted_partitions FROM bloom_summaries}), '0/3',
+	'bloom_summary_merge() refreshes it');
+is(sql(q{EXPLAIN (COSTS OFF) SELECT * FROM ev WHERE day = 1 AND user_id = 7777777}) =~ /BloomSummarySkipped/ ? 1 : 0,
+	1, 'it is skipped again for an absent key');
+is(sql(q{SELECT keys_lost(ARRAY(SELECT user_id FROM ev WHERE day = 1))}), '0', 'and every key is found');
+
+# ---- privileges ----
+sql(q{CREATE ROLE stranger});
+my ($rc, $out, $err);
+($rc, $out, $err) = $node->psql('postgres', q{
+	SET ROLE stranger;
+	SELECT bloom_summary_unite_buffered(bloom_empty(100, 0.01), 1, 'ev1'::regclass)});
+like($err, qr/must be owner of table/, 'a stranger may not unite a partition\'s buffered keys');
+
+done_testing();
