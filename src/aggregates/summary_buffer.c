@@ -471,15 +471,31 @@ summary_buffer_take(int32 summary_id, Oid partition, int *n, Snapshot *retire)
 	return copy;
 }
 
+/* Values looked up in the slot under its lock; more are looked up in a copy. */
+#define SCAN_UNDER_LOCK_VALUES	4
+
 bool
 summary_buffer_may_hold(int32 summary_id, Oid partition, const uint64 *hashes, int n)
 {
 	BufferSlot *slot;
 	bool		found = false;
+	uint64	   *copy;
+	int			ncopy;
 	int			i;
 
 	if (shared == NULL)
 		return true;
+	if (n > SCAN_UNDER_LOCK_VALUES)
+	{
+		/* writers wait for the lock: sort and search outside it */
+		copy = summary_buffer_copy(summary_id, partition, &ncopy);
+		for (i = 0; i < n && !found; i++)
+			found = ncopy > 0 &&
+				bsearch(&hashes[i], copy, ncopy, sizeof(uint64), u64_cmp) != NULL;
+		if (copy != NULL)
+			pfree(copy);
+		return found;
+	}
 	i = slot_find(summary_id, partition, false, LW_SHARED);
 	if (i < 0)
 		return false;			/* nothing buffered: every hash was merged */

@@ -7,7 +7,8 @@
 #                                   memcheck (make valgrind-check)
 #
 # SAN_REGRESS (a space-separated list of test/sql/ file names without .sql)
-# restricts the run to those regression files; SAN_PORT picks the port.
+# restricts the run to those regression files; SAN_PORT picks the port;
+# SAN_PRELOAD=1 starts the server with the library preloaded.
 #
 # The shared PostgreSQL installation is not touched: a private copy of it
 # (PostgreSQL finds its share and lib directories relative to its binary) gets
@@ -76,6 +77,9 @@ test -f "$root$pg_libdir/bloomfilter.so" || { echo "instrumented build not insta
 chown -R postgres "$work" 2>/dev/null || true
 "${run_as[@]}" "$inst_bindir/initdb" -D "$work/data" -A trust -U postgres >"$work/logs/initdb.log" 2>&1
 opts="-p $port -k $work -c listen_addresses= -c max_parallel_workers_per_gather=2"
+# SAN_PRELOAD=1: the library preloaded (the shared buffer of managed
+# summaries in use; expected files assume it is not, so read the reports)
+if [ -n "${SAN_PRELOAD:-}" ]; then opts="$opts -c shared_preload_libraries=bloomfilter"; fi
 case $mode in
 	asan)
 		libasan=$(gcc -print-file-name=libasan.so)

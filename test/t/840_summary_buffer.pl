@@ -67,8 +67,9 @@ sub sql { return $node->safe_psql('postgres', $_[0]); }
 sub skipped
 {
 	my ($n, $key) = @_;
+	my $cond = $key =~ /^\d+$/ ? "user_id = $key" : $key;
 	my $plan = $n->safe_psql('postgres',
-		"EXPLAIN (COSTS OFF) SELECT * FROM ev WHERE day = 2 AND user_id = $key");
+		"EXPLAIN (COSTS OFF) SELECT * FROM ev WHERE day = 2 AND $cond");
 	return $plan =~ /BloomSummarySkipped/ ? 1 : 0;
 }
 
@@ -83,6 +84,10 @@ is(sql(q{SELECT buffered_keys || '/' || pending_deltas FROM bloom_summaries}), '
 	'the view counts 20 buffered keys');
 is(skipped($node, 1000005), 0, 'a key only in the buffer keeps its partition');
 is(skipped($node, 7777777), 1, 'an absent key is skipped');
+is(skipped($node, 'user_id IN (7777771, 7777772, 7777773, 7777774, 7777775, 7777776)'), 1,
+	'six absent keys: skipped');
+is(skipped($node, 'user_id IN (7777771, 7777772, 7777773, 1000017, 7777775, 7777776)'), 0,
+	'six keys, one of them buffered: kept');
 is(sql(q{SELECT keys_lost(ARRAY(SELECT user_id FROM ev))}), '0',
 	'every key found through a generic plan');
 
