@@ -389,9 +389,14 @@ u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/* Sorts and deduplicates hashes[0 .. n); returns the new count. */
-static int
-sort_distinct(uint64 *hashes, int n)
+bool
+summary_hashes_contain(const uint64 *sorted, int n, uint64 hash)
+{
+	return n > 0 && bsearch(&hash, sorted, n, sizeof(uint64), u64_cmp) != NULL;
+}
+
+int
+summary_hashes_distinct(uint64 *hashes, int n)
 {
 	int			m = 0;
 
@@ -467,7 +472,7 @@ summary_buffer_take(int32 summary_id, Oid partition, int *n, Snapshot *retire)
 	slot->marker_committed = false;
 	LWLockRelease(slot_lock(i));
 	if (copy != NULL)
-		*n = sort_distinct(copy, *n);
+		*n = summary_hashes_distinct(copy, *n);
 	return copy;
 }
 
@@ -490,8 +495,7 @@ summary_buffer_may_hold(int32 summary_id, Oid partition, const uint64 *hashes, i
 		/* writers wait for the lock: sort and search outside it */
 		copy = summary_buffer_copy(summary_id, partition, &ncopy);
 		for (i = 0; i < n && !found; i++)
-			found = ncopy > 0 &&
-				bsearch(&hashes[i], copy, ncopy, sizeof(uint64), u64_cmp) != NULL;
+			found = summary_hashes_contain(copy, ncopy, hashes[i]);
 		if (copy != NULL)
 			pfree(copy);
 		return found;
@@ -526,7 +530,7 @@ summary_buffer_copy(int32 summary_id, Oid partition, int *n)
 	copy = slot_copy(slot_at(i), 0, n);
 	LWLockRelease(slot_lock(i));
 	if (copy != NULL)
-		*n = sort_distinct(copy, *n);
+		*n = summary_hashes_distinct(copy, *n);
 	return copy;
 }
 

@@ -11,6 +11,12 @@
 
 #include "utils/snapshot.h"
 
+/* Sorts and deduplicates hashes[0 .. n) in place; returns how many remain. */
+extern int	summary_hashes_distinct(uint64 *hashes, int n);
+
+/* True if hash is among sorted[0 .. n) (ascending). */
+extern bool summary_hashes_contain(const uint64 *sorted, int n, uint64 hash);
+
 /* Defines the settings; reserves shared memory when preloaded.  From _PG_init. */
 extern void summary_buffer_init(void);
 

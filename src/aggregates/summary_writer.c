@@ -14,7 +14,10 @@
  *	  would build, inserted as a heap tuple without SPI (the common case of
  *	  small transactions); otherwise the filter built in SQL by bloom_agg of
  *	  the summary's shape (or multibloom_agg_fixed), so the hash scheme is
- *	  the refresh's.
+ *	  the refresh's.  With the library preloaded, a commit's buffer of
+ *	  one column and at most 240 keys goes to the shared buffer instead
+ *	  (summary_buffer.c), after a marker row when the partition's slot has
+ *	  no committed one; prepared transactions and full slots write rows.
  *	  Writers thus only insert rows: they never update or lock a shared row
  *	  and never wait for each other.  Statement triggers would not do: a
  *	  statement on the parent does not fire the leaves' statement triggers,
@@ -335,15 +338,6 @@ tid_array(KeyBuffer *buf)
 						   false, TYPALIGN_SHORT);
 }
 
-static int
-hash_cmp(const void *a, const void *b)
-{
-	uint64		x = *(const uint64 *) a;
-	uint64		y = *(const uint64 *) b;
-
-	return x < y ? -1 : x > y ? 1 : 0;
-}
-
 /* Whether the next delta of a partition checks for a merge. */
 static bool
 merge_check_due(KeyBuffer *buf, bool may_merge)
@@ -510,19 +504,6 @@ merge_wanted(KeyBuffer *buf)
 	return merge_threshold_passed(buf);
 }
 
-/* Sorts and deduplicates the buffer's hashes; returns how many are distinct. */
-static int
-hashes_distinct(KeyBuffer *buf)
-{
-	int			n = 0;
-
-	qsort(buf->hashes, buf->nhashes, sizeof(uint64), hash_cmp);
-	for (int i = 0; i < buf->nhashes; i++)
-		if (n == 0 || buf->hashes[n - 1] != buf->hashes[i])
-			buf->hashes[n++] = buf->hashes[i];
-	return n;
-}
-
 /*
  * Inserts a row of bloom_summary_delta for the buffer's partition as a heap
  * tuple with its index entries (CatalogTupleInsert, which TOASTs): filter
@@ -591,7 +572,7 @@ hash_list(const uint64 *hashes, int n, int64 inserted)
 static void
 delta_list_insert(KeyBuffer *buf)
 {
-	int			n = hashes_distinct(buf);
+	int			n = summary_hashes_distinct(buf->hashes, buf->nhashes);
 
 	delta_row_insert(buf, hash_list(buf->hashes, n, buf->nhashes), buf->nhashes, false);
 }
@@ -606,7 +587,7 @@ delta_list_insert(KeyBuffer *buf)
 static bool
 shared_append(KeyBuffer *buf)
 {
-	int			n = hashes_distinct(buf);
+	int			n = summary_hashes_distinct(buf->hashes, buf->nhashes);
 	bool		merge_due;
 	SummaryBufferResult r;
 
@@ -644,11 +625,13 @@ buffers_write_lists(KeyBuffer *only, bool may_merge)
 	{
 		if (buf->nkeys > 0 && buf->hashes != NULL && buf->nhashes <= EXPLICIT_LIST_KEYS)
 		{
-			buf->merge_due = false;
+			bool		appended;
+
 			/* prepared transactions may outlive the buffer: delta rows */
-			if (buf->nhashes > 0 && may_merge && summary_buffer_usable() && shared_append(buf))
-				;
-			else
+			buf->merge_due = false;
+			appended = buf->nhashes > 0 && may_merge && summary_buffer_usable() &&
+				shared_append(buf);
+			if (!appended)
 			{
 				if (buf->nhashes > 0)
 					delta_list_insert(buf);

@@ -849,15 +849,6 @@ summary_leaf_load(const SummaryProbe *shape, Snapshot snapshot)
 	return lf;
 }
 
-static int
-hash_cmp(const void *a, const void *b)
-{
-	uint64		x = *(const uint64 *) a;
-	uint64		y = *(const uint64 *) b;
-
-	return x < y ? -1 : x > y ? 1 : 0;
-}
-
 /* True if the buffered hashes loaded hold a value of the probe's. */
 static bool
 buffered_may_hold(ProbeWork *w)
@@ -866,7 +857,7 @@ buffered_may_hold(ProbeWork *w)
 	bool		found = false;
 
 	for (int v = 0; v < w->probe->nvalues[0] && !found; v++)
-		found = bsearch(&hashes[v], w->buffered, w->nbuffered, sizeof(uint64), hash_cmp) != NULL;
+		found = summary_hashes_contain(w->buffered, w->nbuffered, hashes[v]);
 	pfree(hashes);
 	return found;
 }
