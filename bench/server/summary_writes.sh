@@ -151,3 +151,26 @@ SELECT 'merged ' || bloom_summary_merge() || ' deltas';
 \timing off
 \! echo "backend after the merge:  $(grep VmHWM /proc/$BACKEND_PID/status)"
 SQL
+
+# The same for 10^5 keys in the shared buffer: the server restarted with a
+# slot of 262,144 hashes (the restart loses the buffered keys: the merge
+# below refreshes the partitions whose markers are of the old epoch) and
+# writers that do not merge; then one merge of what they buffered.
+"${AS[@]}" "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/log" -w -m fast \
+	-o "-p $PORT -k $DIR -c shared_buffers=512MB -c max_wal_size=4GB -c synchronous_commit=off -c shared_preload_libraries=bloomfilter -c bloomfilter.summary_buffer_keys=262144" \
+	restart >/dev/null
+"${PSQL[@]}" -c "SELECT bloom_summary_merge()" >/dev/null
+"${PSQL[@]}" -c "ALTER DATABASE postgres SET bloomfilter.summary_merge_keys = 2000000000"
+"${AS[@]}" "$BIN/pgbench" -h "$DIR" -p "$PORT" -n -c "$CLIENTS" -j "$CLIENTS" -t $((100000 / CLIENTS)) -f "$DIR/managed.sql" postgres >/dev/null 2>&1
+"${PSQL[@]}" -c "ALTER DATABASE postgres RESET ALL"
+echo "keys in the shared buffer: $("${PSQL[@]}" -c "SELECT buffered_keys FROM bloom_summaries WHERE parent = 'ev_managed'::regclass")"
+"${PSQL[@]}" <<'SQL'
+SELECT pg_backend_pid() AS pid \gset
+\setenv BACKEND_PID :pid
+\! echo "backend before the merge: $(grep VmHWM /proc/$BACKEND_PID/status)"
+\timing on
+SELECT 'merged the shared buffer (' || bloom_summary_merge() || ' deltas)';
+\timing off
+\! echo "backend after the merge:  $(grep VmHWM /proc/$BACKEND_PID/status)"
+SELECT 'keys left in the shared buffer: ' || buffered_keys FROM bloom_summaries WHERE parent = 'ev_managed'::regclass;
+SQL

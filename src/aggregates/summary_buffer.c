@@ -12,13 +12,14 @@
  *	  The buffer is memory: a crash or restart loses it, and a hot standby
  *	  never sees it.  So every buffered key is vouched for by a marker, a
  *	  row of bloom_summary_delta without a filter that carries this server's
- *	  epoch (random, drawn when the shared memory is made) and commits with
- *	  the rows of the writer that relies on it.  A reader that sees a marker
- *	  of its own server's epoch reads the buffer too; a marker of another
- *	  epoch (after a restart, on a standby, after a dump and restore) keeps
- *	  the partition from being skipped until a refresh.  Writers insert a
- *	  marker only when the slot of the partition has no committed one: once
- *	  per slot and merge, not per transaction.
+ *	  epoch (random, drawn when the shared memory is made, and told apart
+ *	  per database) and commits with the rows of the writer that relies on
+ *	  it.  A reader that sees a marker of its own server's and database's
+ *	  epoch reads the buffer too; a marker of another epoch (after a
+ *	  restart, on a standby, after a dump and restore, in a database copied
+ *	  by CREATE DATABASE) keeps the partition from being skipped until a
+ *	  refresh.  Writers insert a marker only when the slot of the partition
+ *	  has no committed one: once per slot and merge, not per transaction.
  *
  *	  Why readers never miss a key (summary_writer.c writes the markers):
  *	  - a writer appends before it commits, so a reader whose snapshot sees
@@ -188,17 +189,30 @@ summary_buffer_usable(void)
 	return shared != NULL && buffer_enabled && !RecoveryInProgress();
 }
 
+/*
+ * The epoch markers of this database carry: the server's, told apart per
+ * database, so that the markers of a database copied by CREATE DATABASE
+ * (its partitions keep their OIDs, its slots stay the template's) are of
+ * another epoch in the copy.
+ */
+static int64
+database_epoch(void)
+{
+	return (int64) ((uint64) shared->epoch ^
+					((uint64) MyDatabaseId * UINT64CONST(0x9E3779B97F4A7C15)));
+}
+
 bool
 summary_buffer_epoch_is_current(int64 epoch)
 {
-	return shared != NULL && !RecoveryInProgress() && epoch == shared->epoch;
+	return shared != NULL && !RecoveryInProgress() && epoch == database_epoch();
 }
 
 int64
 summary_buffer_epoch(void)
 {
 	Assert(shared != NULL);
-	return shared->epoch;
+	return database_epoch();
 }
 
 static bool
@@ -560,7 +574,7 @@ bloom_summary_buffer_epoch_sql(PG_FUNCTION_ARGS)
 {
 	if (shared == NULL || RecoveryInProgress())
 		PG_RETURN_NULL();
-	PG_RETURN_INT64(shared->epoch);
+	PG_RETURN_INT64(database_epoch());
 }
 
 /* bloom_summary_buffered_keys(summary_id, leaf): hashes buffered, not yet merged. */

@@ -66,9 +66,9 @@ sub sql { return $node->safe_psql('postgres', $_[0]); }
 
 sub skipped
 {
-	my ($n, $key) = @_;
+	my ($n, $key, $db) = @_;
 	my $cond = $key =~ /^\d+$/ ? "user_id = $key" : $key;
-	my $plan = $n->safe_psql('postgres',
+	my $plan = $n->safe_psql($db // 'postgres',
 		"EXPLAIN (COSTS OFF) SELECT * FROM ev WHERE day = 2 AND $cond");
 	return $plan =~ /BloomSummarySkipped/ ? 1 : 0;
 }
@@ -181,6 +181,17 @@ is(skipped($node, 7777778), 1, 'the primary skips it for an absent key');
 is($standby->safe_psql('postgres', q{SELECT count(*) FROM ev WHERE day = 2 AND user_id = 8000003}), '1',
 	'the standby finds the row');
 $standby->stop;
+
+# ---- a database copied with keys in the buffer: its markers are of another epoch ----
+sql("INSERT INTO ev VALUES (2, 8100001, 'template')");
+sql('CREATE DATABASE copied TEMPLATE postgres');
+is(skipped($node, 8100001, 'copied'), 0,
+	'in a copy of the database a partition whose keys were buffered is not skipped');
+is($node->safe_psql('copied', q{SELECT count(*) FROM ev WHERE day = 2 AND user_id = 8100001}), '1',
+	'... and the row is found there');
+is($node->safe_psql('copied', q{SELECT untrusted_partitions FROM bloom_summaries}), '1',
+	'... where the view counts it untrusted');
+is(skipped($node, 8100001), 0, 'the original still finds it in the buffer');
 
 # ---- a crash loses the buffer ----
 sql(q{SELECT bloom_summary_merge()});
