@@ -354,6 +354,7 @@ summary_buffer_append(int32 summary_id, Oid partition, const uint64 *hashes, int
 {
 	TransactionId xid = GetTopTransactionIdIfAny();
 	BufferSlot *slot;
+	uint64		threshold;
 	int			i;
 
 	*merge_due = false;
@@ -386,10 +387,12 @@ summary_buffer_append(int32 summary_id, Oid partition, const uint64 *hashes, int
 	}
 	memcpy(slot->hashes + slot->nhashes, hashes, sizeof(uint64) * n);
 	slot->nhashes += n;
-	if (TransactionIdIsValid(slot->take_xid) && slot->nhashes > (uint32) shared->capacity / 2)
+	threshold = (uint64) Min(merge_threshold, shared->capacity / 2);
+	/* the last merge's hashes may leave once it is seen by all: the next may start */
+	if (TransactionIdIsValid(slot->take_xid) &&
+		(slot_unmerged(slot) >= threshold || slot->nhashes > (uint32) shared->capacity / 2))
 		slot_settle(slot);
-	*merge_due = !TransactionIdIsValid(slot->take_xid) &&
-		slot_unmerged(slot) >= (uint64) Min(merge_threshold, shared->capacity / 2);
+	*merge_due = !TransactionIdIsValid(slot->take_xid) && slot_unmerged(slot) >= threshold;
 	LWLockRelease(slot_lock(i));
 	return SUMMARY_BUFFER_APPENDED;
 }
