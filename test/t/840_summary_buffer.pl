@@ -10,6 +10,8 @@
 #     key lost (every key found through a generic plan and through a
 #     nested loop's guard), no lock wait;
 #   - a refresh while keys are buffered keeps them;
+#   - a reader checking committed keys while writers, merges and
+#     refreshes run at once never finds one skipped;
 #   - a hot standby never skips a partition whose keys are buffered on the
 #     primary;
 #   - a crash loses the buffer: the partitions it held keys of are not
@@ -31,6 +33,7 @@ max_prepared_transactions = 4
 max_connections = 40
 log_lock_waits = on
 deadlock_timeout = 10ms
+track_functions = 'all'
 });
 $node->start;
 $node->safe_psql('postgres', q{
@@ -164,6 +167,56 @@ cmp_ok(sql(q{SELECT count(*) FROM bloom_summary_delta WHERE buffer_epoch IS NOT 
 	'a handful of markers for 2,400 transactions');
 my $log = slurp_file($node->logfile, $log_offset);
 unlike($log, qr/still waiting for/, 'no writer waited for a lock');
+
+# ---- readers during writes, merges and refreshes ----
+# Six writers, a reader that checks committed keys of ev2 while they
+# write (a key read from the leaf itself, then looked up through the
+# parent by a generic plan, at executor start: an error if the summary
+# skips it), a merger and a refresher of ev2, all at once.
+sql(q{
+CREATE FUNCTION check_keys(n int) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	k bigint;
+	c bigint;
+BEGIN
+	SET LOCAL plan_cache_mode = force_generic_plan;
+	FOR i IN 1..n LOOP
+		SELECT user_id INTO k FROM ev2 ORDER BY random() LIMIT 1;
+		SELECT count(*) INTO c FROM ev WHERE user_id = k;
+		IF c = 0 THEN
+			RAISE EXCEPTION 'key % of ev2 not found through the summary', k;
+		END IF;
+	END LOOP;
+END $$;
+});
+$node->pgbench(
+	"--no-vacuum --client=9 --jobs=3 --time=" . ($ENV{BLOOM_SUMMARY_SECONDS} // 8),
+	0,
+	[qr{processed: [1-9]}],
+	[qr{^$}],
+	'writers, a reader, merges and refreshes at once: no error',
+	{
+		'writer@60' => q{
+\set v random(10000000, 1000000000000)
+INSERT INTO ev VALUES (2, :v, 'x');
+},
+		'reader@25' => q{
+SELECT check_keys(5);
+},
+		'merger@10' => q{
+SELECT bloom_summary_merge();
+},
+		'refresher@5' => q{
+SELECT bloom_summary_refresh('ev', 'user_id', 'ev2');
+},
+	});
+is(sql(q{SELECT keys_lost(ARRAY(SELECT user_id FROM ev WHERE day = 2))}), '0',
+	'no key lost after writes, merges and refreshes at once');
+is(sql(q{SELECT count(*) FILTER (WHERE calls > 0) FROM pg_stat_user_functions
+         WHERE funcname IN ('check_keys', 'bloom_summary_merge', 'bloom_summary_refresh')}), '3',
+	'the reader, the merger and the refresher all ran');
+note(sql(q{SELECT string_agg(funcname || ': ' || calls, ', ' ORDER BY funcname) FROM pg_stat_user_functions
+           WHERE funcname IN ('check_keys', 'bloom_summary_merge', 'bloom_summary_refresh')}));
 
 # ---- a hot standby never reads the primary's buffer ----
 sql(q{SELECT bloom_summary_merge()});
