@@ -75,6 +75,11 @@ CREATE FUNCTION @extschema@.bloom_summary_unite_buffered(part @extschema@.bloom,
 COMMENT ON FUNCTION @extschema@.bloom_summary_unite_buffered(@extschema@.bloom, integer, regclass) IS
 	'a merge''s step: the partition''s filter with the keys the shared buffer holds for it, which leave the buffer once this transaction has committed (the caller writes the result to the partition''s row)';
 
+CREATE FUNCTION @extschema@.bloom_summary_buffer_discard(summary_id integer, leaf regclass) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_summary_buffer_discard' LANGUAGE C VOLATILE STRICT;
+COMMENT ON FUNCTION @extschema@.bloom_summary_buffer_discard(integer, regclass) IS
+	'the keys the shared buffer holds for a leaf that leaves the summary leave the buffer once this transaction has committed (nothing for a caller that may not change the leaf)';
+
 CREATE FUNCTION @extschema@.bloom_summary_may_manage(relation regclass) RETURNS boolean
 	AS 'MODULE_PATHNAME', 'bloom_summary_may_manage' LANGUAGE C STABLE STRICT;
 COMMENT ON FUNCTION @extschema@.bloom_summary_may_manage(regclass) IS
@@ -361,6 +366,9 @@ BEGIN
 	leaves := ARRAY(SELECT p.relid FROM pg_catalog.pg_partition_tree(d.parent) p WHERE p.isleaf);
 	DELETE FROM @extschema@.bloom_summary_delta x
 	WHERE x.summary_id = d.summary_id AND x.partition::oid <> ALL (leaves);
+	PERFORM @extschema@.bloom_summary_buffer_discard(x.summary_id, x.partition)
+	FROM @extschema@.bloom_summary_part x
+	WHERE x.summary_id = d.summary_id AND x.partition::oid <> ALL (leaves);
 	DELETE FROM @extschema@.bloom_summary_part x
 	WHERE x.summary_id = d.summary_id AND x.partition::oid <> ALL (leaves);
 	UPDATE @extschema@.bloom_summary_part x SET trusted = false
@@ -443,6 +451,14 @@ BEGIN
 	IF NOT EXISTS (SELECT 1 FROM @extschema@.bloom_summary_def) THEN
 		RETURN;
 	END IF;
+	-- buffered keys of dropped leaves, and of every leaf of a dropped parent
+	PERFORM @extschema@.bloom_summary_buffer_discard(x.summary_id, x.partition)
+	FROM @extschema@.bloom_summary_part x
+	WHERE x.partition::oid IN (SELECT o.objid FROM pg_catalog.pg_event_trigger_dropped_objects() o
+	                           WHERE o.classid = 'pg_catalog.pg_class'::regclass AND o.objsubid = 0)
+	   OR x.summary_id IN (SELECT d.summary_id FROM @extschema@.bloom_summary_def d
+	                       WHERE d.parent::oid IN (SELECT o.objid FROM pg_catalog.pg_event_trigger_dropped_objects() o
+	                                               WHERE o.classid = 'pg_catalog.pg_class'::regclass AND o.objsubid = 0));
 	DELETE FROM @extschema@.bloom_summary_def d
 	WHERE d.parent::oid IN (SELECT o.objid FROM pg_catalog.pg_event_trigger_dropped_objects() o
 	                        WHERE o.classid = 'pg_catalog.pg_class'::regclass AND o.objsubid = 0);
@@ -561,6 +577,8 @@ DECLARE
 	sid integer := @extschema@.bloom_summary_find(parent, key_columns);
 BEGIN
 	-- the catalog rows first: dropping the trigger reconciles what is left
+	PERFORM @extschema@.bloom_summary_buffer_discard(x.summary_id, x.partition)
+	FROM @extschema@.bloom_summary_part x WHERE x.summary_id = sid;
 	DELETE FROM @extschema@.bloom_summary_delta x WHERE x.summary_id = sid;
 	DELETE FROM @extschema@.bloom_summary_def d WHERE d.summary_id = sid;
 	EXECUTE format('DROP TRIGGER IF EXISTS %I ON %s', @extschema@.bloom_summary_trigger_name(sid), parent);

@@ -241,7 +241,9 @@ slot_settle(BufferSlot *slot)
 			return;
 		if (!TransactionIdDidCommit(xid))
 		{
-			slot->take_xid = InvalidTransactionId;	/* aborted: nothing was merged */
+			/* aborted: nothing was merged, every hash is due again */
+			slot->take_xid = InvalidTransactionId;
+			slot->take_seq = slot->base_seq;
 			return;
 		}
 		slot->take_committed = true;
@@ -563,9 +565,11 @@ summary_buffer_pending(int32 summary_id, Oid partition, int64 *n)
 	*n = 0;
 	if (shared == NULL)
 		return false;
-	i = slot_find(summary_id, partition, false, LW_SHARED);
+	i = slot_find(summary_id, partition, false, LW_EXCLUSIVE);
 	if (i < 0)
 		return false;
+	/* what a merge that aborted took counts again */
+	slot_settle(slot_at(i));
 	*n = (int64) slot_unmerged(slot_at(i));
 	LWLockRelease(slot_lock(i));
 	return *n > 0;

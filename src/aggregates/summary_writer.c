@@ -87,6 +87,7 @@ PG_FUNCTION_INFO_V1(bloom_summary_unite);
 PG_FUNCTION_INFO_V1(bloom_summary_unite_trans);
 PG_FUNCTION_INFO_V1(bloom_summary_unite_final);
 PG_FUNCTION_INFO_V1(bloom_summary_unite_buffered);
+PG_FUNCTION_INFO_V1(bloom_summary_buffer_discard);
 
 #define MAX_KEY_COLUMNS		32
 /* a buffer this large is written before commit, outside subtransactions */
@@ -1244,4 +1245,28 @@ bloom_summary_unite_buffered(PG_FUNCTION_ARGS)
 	bf_builder_finish(&builder);
 	united->inserted += n;
 	PG_RETURN_BLOOM(united);
+}
+
+/*
+ * bloom_summary_buffer_discard(summary_id, leaf): the keys the shared
+ * buffer holds for a leaf that leaves the summary (dropped, detached, or
+ * the summary dropped) leave it once this transaction has committed, so
+ * that its slot serves another partition.  Does nothing for a caller that
+ * may not change an existing leaf's rows; true if keys were discarded.
+ */
+Datum
+bloom_summary_buffer_discard(PG_FUNCTION_ARGS)
+{
+	int32		summary_id = PG_GETARG_INT32(0);
+	Oid			leaf = PG_GETARG_OID(1);
+	Snapshot	retire;
+	int			n;
+
+	if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(leaf)) &&
+		!may_change_leaf(leaf, get_func_namespace(fcinfo->flinfo->fn_oid)))
+		PG_RETURN_BOOL(false);
+	(void) summary_buffer_take(summary_id, leaf, &n, &retire);
+	if (retire != NULL)
+		UnregisterSnapshot(retire);
+	PG_RETURN_BOOL(n > 0);
 }

@@ -16,6 +16,8 @@
 #     primary;
 #   - a crash loses the buffer: the partitions it held keys of are not
 #     skipped until bloom_summary_merge() refreshes them;
+#   - a dropped leaf's buffered keys are discarded, not before its drop
+#     commits;
 #   - only an owner may take a partition's buffered keys.
 use strict;
 use warnings;
@@ -137,6 +139,16 @@ sql(q{SELECT bloom_summary_refresh('ev', 'user_id', 'ev3')});
 sql("INSERT INTO ev VALUES (3, 6000100 + $_, 'r')") for 1 .. 10;
 is(sql(q{SELECT keys_lost(ARRAY(SELECT user_id FROM ev WHERE day = 3))}), '0',
 	'keys buffered before and after a refresh are found');
+
+# ---- a leaf leaving the summary frees its keys in the buffer ----
+sql(q{CREATE TABLE ev4 PARTITION OF ev FOR VALUES IN (4)});
+my $ev4 = sql(q{SELECT 'ev4'::regclass::oid});
+sql("INSERT INTO ev VALUES (4, 6200000 + $_, 'gone')") for 1 .. 3;
+is(sql("SELECT bloom_summary_buffered_keys(1, $ev4)"), '3', 'a new leaf has 3 keys buffered');
+sql(q{BEGIN; DROP TABLE ev4; ROLLBACK;});
+is(sql("SELECT bloom_summary_buffered_keys(1, $ev4)"), '3', 'a DROP TABLE rolled back keeps them');
+sql(q{DROP TABLE ev4});
+is(sql("SELECT bloom_summary_buffered_keys(1, $ev4)"), '0', 'DROP TABLE discards them');
 
 # ---- eight concurrent writers, a small buffer, merging as they go ----
 my $log_offset = -s $node->logfile;
