@@ -320,10 +320,22 @@ guard_exec(CustomScanState *node)
 
 	if (!g->decided)
 	{
+		Instrumentation *instr = node->ss.ps.instrument;
+
 		g->pruned = guard_prunes(g);
 		g->decided = true;
 		g->decisions++;
 		g->prunings += g->pruned;
+		/*
+		 * Under EXPLAIN ANALYZE also in the node's instrumentation, which
+		 * parallel query adds up over the workers for the leader: the
+		 * guard has no qual, so nothing else counts there.
+		 */
+		if (instr != NULL)
+		{
+			instr->nfiltered1 += g->pruned;
+			instr->nfiltered2 += 1;
+		}
 	}
 	if (g->pruned)
 		return NULL;
@@ -375,21 +387,23 @@ guard_restore(CustomScanState *node)
 
 /*
  * "Guarded by Summary: <key columns>"; with ANALYZE, "Scans Skipped by
- * Summary: N of M": of the M starts of the scan in this process (the
- * leader's only under a Gather; none, no line), N returned nothing
- * without reading the leaf.
+ * Summary: N of M": of the M starts of the scan (in every process of a
+ * parallel query; none, no line), N returned nothing without reading the
+ * leaf.
  */
 static void
 guard_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	GuardState *g = (GuardState *) node;
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	Instrumentation *instr = node->ss.ps.instrument;
+	int64		prunings = instr != NULL ? (int64) instr->nfiltered1 : g->prunings;
+	int64		decisions = instr != NULL ? (int64) instr->nfiltered2 : g->decisions;
 
 	ExplainPropertyText("Guarded by Summary", strVal(linitial(cscan->custom_private)), es);
-	if (es->analyze && g->decisions > 0)
+	if (es->analyze && decisions > 0)
 		ExplainPropertyText("Scans Skipped by Summary",
-							psprintf(INT64_FORMAT " of " INT64_FORMAT,
-									 g->prunings, g->decisions),
+							psprintf(INT64_FORMAT " of " INT64_FORMAT, prunings, decisions),
 							es);
 }
 

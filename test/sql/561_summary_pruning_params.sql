@@ -165,6 +165,10 @@ SELECT count(*) FILTER (WHERE l LIKE '%Gather%') AS gather,
        count(*) FILTER (WHERE l LIKE '%Guarded by Summary%') AS guarded
 FROM np_plan('SELECT k.uid, e.day, e.name FROM many_keys k JOIN np e ON e.user_id = k.uid') l;
 SELECT np_same('SELECT k.uid, e.day, e.name FROM many_keys k JOIN np e ON e.user_id = k.uid') AS same_parallel;
+-- EXPLAIN ANALYZE counts the starts of the workers (the leader takes no
+-- part here): 200 outer rows, 8 guarded partitions
+SELECT g.guarded, g.starts, g.skipped_starts > g.starts / 2 AS most_skipped
+FROM np_guards('SELECT k.uid, e.day, e.name FROM many_keys k JOIN np e ON e.user_id = k.uid') g;
 RESET parallel_leader_participation;
 RESET min_parallel_table_scan_size;
 RESET parallel_tuple_cost;
