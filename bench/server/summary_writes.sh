@@ -142,7 +142,8 @@ SQL
 delta_growth "delta rows, before a merge"
 "${PSQL[@]}" -c "ALTER DATABASE postgres RESET ALL"
 # time and memory (the backend's peak resident set, VmHWM) of merging them
-"${PSQL[@]}" <<'SQL'
+timed_merge() {
+	"${PSQL[@]}" <<'SQL'
 SELECT pg_backend_pid() AS pid \gset
 \setenv BACKEND_PID :pid
 \! echo "backend before the merge: $(grep VmHWM /proc/$BACKEND_PID/status)"
@@ -150,7 +151,10 @@ SELECT pg_backend_pid() AS pid \gset
 SELECT 'merged ' || bloom_summary_merge() || ' deltas';
 \timing off
 \! echo "backend after the merge:  $(grep VmHWM /proc/$BACKEND_PID/status)"
+SELECT 'keys left in the shared buffer: ' || buffered_keys FROM bloom_summaries WHERE parent = 'ev_managed'::regclass;
 SQL
+}
+timed_merge
 
 # The same for 10^5 keys in the shared buffer: the server restarted with a
 # slot of 262,144 hashes (the restart loses the buffered keys: the merge
@@ -164,13 +168,4 @@ SQL
 "${AS[@]}" "$BIN/pgbench" -h "$DIR" -p "$PORT" -n -c "$CLIENTS" -j "$CLIENTS" -t $((100000 / CLIENTS)) -f "$DIR/managed.sql" postgres >/dev/null 2>&1
 "${PSQL[@]}" -c "ALTER DATABASE postgres RESET ALL"
 echo "keys in the shared buffer: $("${PSQL[@]}" -c "SELECT buffered_keys FROM bloom_summaries WHERE parent = 'ev_managed'::regclass")"
-"${PSQL[@]}" <<'SQL'
-SELECT pg_backend_pid() AS pid \gset
-\setenv BACKEND_PID :pid
-\! echo "backend before the merge: $(grep VmHWM /proc/$BACKEND_PID/status)"
-\timing on
-SELECT 'merged the shared buffer (' || bloom_summary_merge() || ' deltas)';
-\timing off
-\! echo "backend after the merge:  $(grep VmHWM /proc/$BACKEND_PID/status)"
-SELECT 'keys left in the shared buffer: ' || buffered_keys FROM bloom_summaries WHERE parent = 'ev_managed'::regclass;
-SQL
+timed_merge
