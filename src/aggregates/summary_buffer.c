@@ -222,6 +222,21 @@ slot_is(BufferSlot *slot, int32 summary_id, Oid partition)
 		slot->partition == partition;
 }
 
+typedef enum XidOutcome
+{
+	XID_RUNNING,				/* this transaction's, or in progress */
+	XID_COMMITTED,
+	XID_ABORTED					/* or crashed */
+} XidOutcome;
+
+static XidOutcome
+xid_outcome(TransactionId xid)
+{
+	if (TransactionIdIsCurrentTransactionId(xid) || TransactionIdIsInProgress(xid))
+		return XID_RUNNING;
+	return TransactionIdDidCommit(xid) ? XID_COMMITTED : XID_ABORTED;
+}
+
 /*
  * Drops the hashes a committed merge took once no snapshot can still see
  * the filter without them; forgets a merge that aborted.  Caller holds the
@@ -237,9 +252,11 @@ slot_settle(BufferSlot *slot)
 		return;
 	if (!slot->take_committed)
 	{
-		if (TransactionIdIsCurrentTransactionId(xid) || TransactionIdIsInProgress(xid))
+		XidOutcome	outcome = xid_outcome(xid);
+
+		if (outcome == XID_RUNNING)
 			return;
-		if (!TransactionIdDidCommit(xid))
+		if (outcome == XID_ABORTED)
 		{
 			/* aborted: nothing was merged, every hash is due again */
 			slot->take_xid = InvalidTransactionId;
@@ -273,12 +290,17 @@ slot_marker_committed(BufferSlot *slot)
 		return false;
 	if (slot->marker_committed)
 		return true;
-	if (TransactionIdIsCurrentTransactionId(xid) || TransactionIdIsInProgress(xid))
-		return false;
-	if (TransactionIdDidCommit(xid))
-		slot->marker_committed = true;
-	else
-		slot->marker_xid = InvalidTransactionId;	/* aborted: write another */
+	switch (xid_outcome(xid))
+	{
+		case XID_RUNNING:
+			break;
+		case XID_COMMITTED:
+			slot->marker_committed = true;
+			break;
+		case XID_ABORTED:
+			slot->marker_xid = InvalidTransactionId;	/* write another */
+			break;
+	}
 	return slot->marker_committed;
 }
 

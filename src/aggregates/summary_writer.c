@@ -505,6 +505,25 @@ merge_wanted(KeyBuffer *buf)
 	return merge_threshold_passed(buf);
 }
 
+/* bloom_summary_delta of the extension in schema, opened and checked. */
+static Relation
+delta_table_open(Oid schema, LOCKMODE lockmode)
+{
+	Oid			relid = get_relname_relid("bloom_summary_delta", schema);
+	Relation	rel;
+
+	if (!OidIsValid(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("bloom summary: table bloom_summary_delta is missing from schema %s",
+						get_namespace_name(schema))));
+	rel = table_open(relid, lockmode);
+	if (RelationGetDescr(rel)->natts != DELTA_NATTS)
+		elog(ERROR, "bloom summary: bloom_summary_delta has %d columns, not %d",
+			 RelationGetDescr(rel)->natts, DELTA_NATTS);
+	return rel;
+}
+
 /*
  * Inserts a row of bloom_summary_delta for the buffer's partition as a heap
  * tuple with its index entries (CatalogTupleInsert, which TOASTs): filter
@@ -515,21 +534,11 @@ merge_wanted(KeyBuffer *buf)
 static void
 delta_row_insert(KeyBuffer *buf, BloomFilter *filter, int64 nkeys, bool marker)
 {
-	Oid			relid = get_relname_relid("bloom_summary_delta", buf->schema);
-	Relation	rel;
+	Relation	rel = delta_table_open(buf->schema, RowExclusiveLock);
 	Datum		values[DELTA_NATTS];
 	bool		nulls[DELTA_NATTS] = {false, false, filter == NULL, true, false, false, !marker};
 	HeapTuple	tuple;
 
-	if (!OidIsValid(relid))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("bloom summary: table bloom_summary_delta is missing from schema %s",
-						get_namespace_name(buf->schema))));
-	rel = table_open(relid, RowExclusiveLock);
-	if (RelationGetDescr(rel)->natts != DELTA_NATTS)
-		elog(ERROR, "bloom summary: bloom_summary_delta has %d columns, not %d",
-			 RelationGetDescr(rel)->natts, DELTA_NATTS);
 	values[0] = Int32GetDatum(buf->key.summary_id);
 	values[1] = ObjectIdGetDatum(buf->key.partition);
 	values[2] = PointerGetDatum(filter);
@@ -543,6 +552,18 @@ delta_row_insert(KeyBuffer *buf, BloomFilter *filter, int64 nkeys, bool marker)
 	table_close(rel, NoLock);
 }
 
+/* Inserts n value hashes into f (any layout, the list's included). */
+static void
+insert_hashes(BloomFilter *f, const uint64 *hashes, uint64 n)
+{
+	BfBuilder	builder;
+
+	bf_builder_start(&builder, f);
+	for (uint64 i = 0; i < n; i++)
+		bf_builder_add(&builder, hashes[i]);
+	bf_builder_finish(&builder);
+}
+
 /* An explicit list of n sorted, distinct value hashes, as bloom_agg(key) lists them. */
 static BloomFilter *
 hash_list(const uint64 *hashes, int n, int64 inserted)
@@ -550,17 +571,13 @@ hash_list(const uint64 *hashes, int n, int64 inserted)
 	BloomShape	shape;
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 	BloomFilter *f;
-	BfBuilder	builder;
 
 	if (!bf_shape_collected((double) n, 0, &shape, errbuf))
 		elog(ERROR, "bloom summary: cannot size a delta: %s", errbuf);
 	f = bloom_alloc(&shape);
 	f->hash_scheme = BLOOM_HASH_SCHEME_NEWEST;
 	f->flags |= BLOOM_FLAG_AUTOSIZED;
-	bf_builder_start(&builder, f);
-	for (int i = 0; i < n; i++)
-		bf_builder_add(&builder, hashes[i]);
-	bf_builder_finish(&builder);
+	insert_hashes(f, hashes, n);
 	f->inserted = inserted;
 	return f;
 }
@@ -1058,13 +1075,7 @@ list_into_bits(const BloomFilter *part, const BloomFilter *delta)
 static void
 insert_list(BloomFilter *part, const BloomFilter *delta)
 {
-	BfBuilder	builder;
-	uint64		i;
-
-	bf_builder_start(&builder, part);
-	for (i = 0; i < bf_explicit_count(delta); i++)
-		bf_builder_add(&builder, delta->words[i]);
-	bf_builder_finish(&builder);
+	insert_hashes(part, delta->words, bf_explicit_count(delta));
 }
 
 /*
@@ -1170,20 +1181,13 @@ may_change_leaf(Oid leaf, Oid schema)
 static void
 markers_retire(Oid schema, int32 summary_id, Oid leaf, Snapshot snapshot)
 {
-	Oid			relid = get_relname_relid("bloom_summary_delta", schema);
-	Relation	rel;
+	Relation	rel = delta_table_open(schema, RowExclusiveLock);
 	Oid			index;
 	ScanKeyData keys[2];
 	SysScanDesc scan;
 	HeapTuple	tup;
 	int64		epoch = summary_buffer_epoch();
 
-	if (!OidIsValid(relid))
-		return;
-	rel = table_open(relid, RowExclusiveLock);
-	if (RelationGetDescr(rel)->natts != DELTA_NATTS)
-		elog(ERROR, "bloom summary: bloom_summary_delta has %d columns, not %d",
-			 RelationGetDescr(rel)->natts, DELTA_NATTS);
 	index = bloom_summary_catalog_index(rel);
 	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ, Int32GetDatum(summary_id));
 	ScanKeyInit(&keys[1], 2, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(leaf));
@@ -1220,7 +1224,6 @@ bloom_summary_unite_buffered(PG_FUNCTION_ARGS)
 	Snapshot	retire;
 	uint64	   *hashes;
 	int			n;
-	BfBuilder	builder;
 
 	if (!may_change_leaf(leaf, schema))
 		ereport(ERROR,
@@ -1239,10 +1242,7 @@ bloom_summary_unite_buffered(PG_FUNCTION_ARGS)
 	if (n == 0)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	united = filter_copy(part);
-	bf_builder_start(&builder, united);
-	for (int i = 0; i < n; i++)
-		bf_builder_add(&builder, hashes[i]);
-	bf_builder_finish(&builder);
+	insert_hashes(united, hashes, n);
 	united->inserted += n;
 	PG_RETURN_BLOOM(united);
 }
