@@ -5,7 +5,7 @@
  */
 #include "layout_guava.h"
 
-#include "foreign_positions.h"
+#include "interop_positions.h"
 
 #include <string.h>
 
@@ -135,7 +135,7 @@ bf_guava_prefetch(const BloomFilter *f, BloomHash h)
 	bf_prefetch_line(&f->words[((h.h1 & UINT64_C(0x7fffffffffffffff)) % f->nbits) >> 6]);
 }
 
-/* See bf_splitblock_contains_value: a foreign filter never denies a stored-scheme hash. */
+/* See bf_splitblock_contains_value: an interop filter never denies a stored-scheme hash. */
 bool
 bf_guava_contains_value(const BloomFilter *f, uint64_t value_hash)
 {

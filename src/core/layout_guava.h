@@ -16,7 +16,7 @@
 #ifndef LAYOUT_GUAVA_H
 #define LAYOUT_GUAVA_H
 
-#include "foreign_positions.h"
+#include "interop_positions.h"
 
 /* The query with the modulus of f->nbits prepared by the caller, once per filter. */
 extern bool bf_guava_query_mod(const BloomFilter *f, BloomHash h, const BfModulus *mod);

@@ -6,7 +6,7 @@
  */
 #include "layout_spark.h"
 
-#include "foreign_positions.h"
+#include "interop_positions.h"
 
 #include <string.h>
 
@@ -140,7 +140,7 @@ bf_spark_prefetch(const BloomFilter *f, BloomHash h)
 	(void) h;
 }
 
-/* See bf_splitblock_contains_value: a foreign filter never denies a stored-scheme hash. */
+/* See bf_splitblock_contains_value: an interop filter never denies a stored-scheme hash. */
 bool
 bf_spark_contains_value(const BloomFilter *f, uint64_t value_hash)
 {

@@ -1,5 +1,5 @@
 /*
- * foreign_positions.h
+ * interop_positions.h
  *	  What the Guava and Spark layouts share: bits anywhere in m bits, each
  *	  position a combination of two hashes reduced modulo m, as Java code
  *	  computes it (signed arithmetic, a negative combination complemented),
@@ -8,8 +8,8 @@
  *	  hashes (bf_positions_int32).  Inline, for the layouts' probe loops;
  *	  includes only bf_base.h.
  */
-#ifndef BF_FOREIGN_POSITIONS_H
-#define BF_FOREIGN_POSITIONS_H
+#ifndef BF_INTEROP_POSITIONS_H
+#define BF_INTEROP_POSITIONS_H
 
 #include "bf_base.h"
 
@@ -18,7 +18,7 @@
  * Remainder by Direct Computation", 2019): with M = floor((2^128 - 1) / m)
  * + 1, x mod m is the high 64 bits of ((M * x) mod 2^128) * m, exact for
  * every 64-bit x and m.  One 128-bit division per filter (a probe that
- * prepares it once, foreign_format.h's bf_foreign_query) or per value (the
+ * prepares it once, interop_format.h's bf_interop_query) or per value (the
  * layout table's entries), then a few multiplications per position, where
  * Java's % costs a division each.
  */
@@ -151,4 +151,4 @@ bf_java_optimal_k(double n, double m)
 	return k < 1 ? 1 : (k > BLOOM_MAX_NHASHES ? BLOOM_MAX_NHASHES : (uint32_t) k);
 }
 
-#endif							/* BF_FOREIGN_POSITIONS_H */
+#endif							/* BF_INTEROP_POSITIONS_H */

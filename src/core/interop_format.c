@@ -1,13 +1,13 @@
 /*
- * foreign_format.c
- *	  The foreign wire formats and the foreign hashes of a value: see
- *	  foreign_format.h.  Java writes big-endian (DataOutputStream); Parquet's
+ * interop_format.c
+ *	  The interop wire formats and the interop hashes of a value: see
+ *	  interop_format.h.  Java writes big-endian (DataOutputStream); Parquet's
  *	  bitset is little-endian 32-bit words, which is our words' own byte
  *	  order, and its header is Thrift's compact protocol.
  */
-#include "foreign_format.h"
+#include "interop_format.h"
 
-#include "foreign_hash.h"
+#include "interop_hash.h"
 #include "layout_guava.h"
 #include "layout_spark.h"
 #include "layout_splitblock.h"
@@ -23,7 +23,7 @@ static const char *const format_names[BF_NUM_FORMATS] = {
 };
 
 int
-bf_foreign_format_from_name(const char *name)
+bf_interop_format_from_name(const char *name)
 {
 	for (int i = 0; i < BF_NUM_FORMATS; i++)
 		if (strcmp(name, format_names[i]) == 0)
@@ -32,7 +32,7 @@ bf_foreign_format_from_name(const char *name)
 }
 
 const char *
-bf_foreign_format_name(int format)
+bf_interop_format_name(int format)
 {
 	return format >= 0 && format < BF_NUM_FORMATS ? format_names[format] : "unknown";
 }
@@ -57,7 +57,7 @@ put_be32(uint8_t *p, uint32_t v)
  * --------------------------------------------------------------------- */
 
 static bool
-parquet_bitset(size_t nbytes, size_t offset, BfForeignImport *out, char *errbuf)
+parquet_bitset(size_t nbytes, size_t offset, BfInteropImport *out, char *errbuf)
 {
 	if (nbytes < BF_SPLITBLOCK_MIN_BYTES || nbytes % BF_SPLITBLOCK_MIN_BYTES != 0 ||
 		nbytes > BF_SPLITBLOCK_MAX_BYTES)
@@ -195,7 +195,7 @@ thrift_union1(ThriftReader *r, const char *what, const char *member)
 }
 
 static bool
-parquet_header_parse(const uint8_t *buf, size_t len, BfForeignImport *out, char *errbuf)
+parquet_header_parse(const uint8_t *buf, size_t len, BfInteropImport *out, char *errbuf)
 {
 	ThriftReader r = {buf, len, 0, errbuf};
 	static const char *const unions[][2] = {
@@ -282,7 +282,7 @@ parquet_header_write(uint32_t num_bytes, uint8_t *out)
 /* The word count and the words after it: exactly nwords longs, then nothing. */
 static bool
 java_words(const uint8_t *buf, size_t len, size_t at, const char *what,
-		   BfForeignImport *out, char *errbuf)
+		   BfInteropImport *out, char *errbuf)
 {
 	int32_t		nwords;
 
@@ -333,7 +333,7 @@ nhashes_in_range(int64_t k, const char *what, char *errbuf)
 }
 
 static bool
-guava_parse(const uint8_t *buf, size_t len, BfForeignImport *out, char *errbuf)
+guava_parse(const uint8_t *buf, size_t len, BfInteropImport *out, char *errbuf)
 {
 	memset(out, 0, sizeof(*out));
 	if (len < 2)
@@ -356,7 +356,7 @@ guava_parse(const uint8_t *buf, size_t len, BfForeignImport *out, char *errbuf)
 }
 
 static bool
-spark_parse(const uint8_t *buf, size_t len, BfForeignImport *out, char *errbuf)
+spark_parse(const uint8_t *buf, size_t len, BfInteropImport *out, char *errbuf)
 {
 	int32_t		version;
 	size_t		at = 8;
@@ -392,7 +392,7 @@ spark_parse(const uint8_t *buf, size_t len, BfForeignImport *out, char *errbuf)
 }
 
 bool
-bf_foreign_parse(const uint8_t *buf, size_t len, int format, BfForeignImport *out,
+bf_interop_parse(const uint8_t *buf, size_t len, int format, BfInteropImport *out,
 				 char *errbuf)
 {
 	bool		ok;
@@ -419,7 +419,7 @@ bf_foreign_parse(const uint8_t *buf, size_t len, int format, BfForeignImport *ou
 }
 
 void
-bf_foreign_fill(const uint8_t *buf, const BfForeignImport *in, uint64_t options, BloomFilter *f)
+bf_interop_fill(const uint8_t *buf, const BfInteropImport *in, uint64_t options, BloomFilter *f)
 {
 	BloomShape	shape = in->shape;
 	uint64_t	nwords = bf_words_for_bits(shape.nbits);
@@ -476,20 +476,20 @@ export_prefix(const BloomFilter *f, int format)
 }
 
 uint64_t
-bf_foreign_export_bytes(const BloomFilter *f, int format, char *errbuf)
+bf_interop_export_bytes(const BloomFilter *f, int format, char *errbuf)
 {
 	if (!format_takes(format, f->layout))
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "a filter of layout \"%s\" cannot be written as format \"%s\"",
-				 bf_layout_name(f->layout), bf_foreign_format_name(format));
+				 bf_layout_name(f->layout), bf_interop_format_name(format));
 		return 0;
 	}
 	return export_prefix(f, format) + 8 * bf_nwords(f);
 }
 
 void
-bf_foreign_export(const BloomFilter *f, int format, uint8_t *out)
+bf_interop_export(const BloomFilter *f, int format, uint8_t *out)
 {
 	uint64_t	nwords = bf_nwords(f);
 	uint8_t    *p = out;
@@ -512,7 +512,7 @@ bf_foreign_export(const BloomFilter *f, int format, uint8_t *out)
 			p += 8;
 			if (f->layout == BLOOM_LAYOUT_SPARK2)
 			{
-				put_be32(p, (uint32_t) (f->seed & BF_FOREIGN_SEED_MASK));
+				put_be32(p, (uint32_t) (f->seed & BF_INTEROP_SEED_MASK));
 				p += 4;
 			}
 			break;
@@ -527,7 +527,7 @@ bf_foreign_export(const BloomFilter *f, int format, uint8_t *out)
 }
 
 /* ---------------------------------------------------------------------
- * The foreign hashes of a value
+ * The interop hashes of a value
  * --------------------------------------------------------------------- */
 
 static inline uint64_t
@@ -553,11 +553,11 @@ xxh64_any(const void *p, size_t len, uint64_t seed)
 static inline uint32_t
 spark_seed(const BloomFilter *f)
 {
-	return f->layout == BLOOM_LAYOUT_SPARK2 ? (uint32_t) (f->seed & BF_FOREIGN_SEED_MASK) : 0;
+	return f->layout == BLOOM_LAYOUT_SPARK2 ? (uint32_t) (f->seed & BF_INTEROP_SEED_MASK) : 0;
 }
 
 BloomHash
-bf_foreign_hash_long(const BloomFilter *f, uint64_t v)
+bf_interop_hash_long(const BloomFilter *f, uint64_t v)
 {
 	BloomHash	h;
 	uint32_t	a = bf_murmur3_32_long(v, spark_seed(f));
@@ -568,7 +568,7 @@ bf_foreign_hash_long(const BloomFilter *f, uint64_t v)
 }
 
 BloomHash
-bf_foreign_hash_bytes(const BloomFilter *f, const void *p, size_t len)
+bf_interop_hash_bytes(const BloomFilter *f, const void *p, size_t len)
 {
 	BloomHash	h = {0, 0};
 
@@ -589,8 +589,8 @@ bf_foreign_hash_bytes(const BloomFilter *f, const void *p, size_t len)
 			}
 		case BLOOM_LAYOUT_SPARK:
 		case BLOOM_LAYOUT_SPARK2:
-			if (!bf_foreign_raw_longs(f))
-				return bf_foreign_hash_long(f, xxh64_any(p, len, BF_SPARK_XXHASH_SEED));
+			if (!bf_interop_raw_longs(f))
+				return bf_interop_hash_long(f, xxh64_any(p, len, BF_SPARK_XXHASH_SEED));
 			h.h1 = bf_murmur3_32_spark_bytes(p, len, spark_seed(f));
 			h.h2 = bf_murmur3_32_spark_bytes(p, len, (uint32_t) h.h1);
 			break;
@@ -599,7 +599,7 @@ bf_foreign_hash_bytes(const BloomFilter *f, const void *p, size_t len)
 }
 
 BloomHash
-bf_foreign_hash_int(const BloomFilter *f, uint64_t v, size_t len)
+bf_interop_hash_int(const BloomFilter *f, uint64_t v, size_t len)
 {
 	BloomHash	h = {0, 0};
 
@@ -622,21 +622,21 @@ bf_foreign_hash_int(const BloomFilter *f, uint64_t v, size_t len)
 			{
 				uint8_t		bytes[8];
 
-				if (bf_foreign_raw_longs(f))
+				if (bf_interop_raw_longs(f))
 				{
 					/* putBinary of the bytes: Spark's tail rule reads them one by one */
 					for (size_t i = 0; i < len; i++)
 						bytes[i] = (uint8_t) (v >> (8 * i));
-					return bf_foreign_hash_bytes(f, bytes, len);
+					return bf_interop_hash_bytes(f, bytes, len);
 				}
-				return bf_foreign_hash_long(f, len == 4 ? bf_xxh64_u32((uint32_t) v, BF_SPARK_XXHASH_SEED)
+				return bf_interop_hash_long(f, len == 4 ? bf_xxh64_u32((uint32_t) v, BF_SPARK_XXHASH_SEED)
 											: bf_xxh64_u64(v, BF_SPARK_XXHASH_SEED));
 			}
 	}
 }
 
 bool
-bf_foreign_query(const BloomFilter *f, const BfModulus *mod, BloomHash h)
+bf_interop_query(const BloomFilter *f, const BfModulus *mod, BloomHash h)
 {
 	switch (f->layout)
 	{
@@ -654,7 +654,7 @@ bf_foreign_query(const BloomFilter *f, const BfModulus *mod, BloomHash h)
 }
 
 int
-bf_foreign_query_batch(const BloomFilter *f, const BfModulus *mod, const BloomHash *h, int n,
+bf_interop_query_batch(const BloomFilter *f, const BfModulus *mod, const BloomHash *h, int n,
 					   bool *found)
 {
 	int			nfound = 0;
@@ -664,7 +664,7 @@ bf_foreign_query_batch(const BloomFilter *f, const BfModulus *mod, const BloomHa
 		return bf_query_batch(f, h, n, found);
 	for (int i = 0; i < n; i++)
 	{
-		found[i] = bf_foreign_query(f, mod, h[i]);
+		found[i] = bf_interop_query(f, mod, h[i]);
 		nfound += found[i];
 	}
 	return nfound;
