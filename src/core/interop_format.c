@@ -194,17 +194,23 @@ thrift_union1(ThriftReader *r, const char *what, const char *member)
 	return true;
 }
 
+/*
+ * Reads a whole BloomFilterHeader from buf: every field known and present,
+ * up to its stop.  *header_len is where the bitset starts, *num_bytes what
+ * the header says its length is.
+ */
 static bool
-parquet_header_parse(const uint8_t *buf, size_t len, BfInteropImport *out, char *errbuf)
+parquet_header_read(const uint8_t *buf, size_t len, size_t *header_len, int64_t *num_bytes,
+					char *errbuf)
 {
 	ThriftReader r = {buf, len, 0, errbuf};
 	static const char *const unions[][2] = {
 		{"algorithm", "BLOCK"}, {"hash", "XXHASH"}, {"compression", "UNCOMPRESSED"}
 	};
 	bool		seen[5] = {false};
-	int64_t		num_bytes = -1;
 	int			last = 0;
 
+	*num_bytes = -1;
 	for (;;)
 	{
 		int			type,
@@ -227,7 +233,7 @@ parquet_header_parse(const uint8_t *buf, size_t len, BfInteropImport *out, char 
 
 			if (!thrift_varint(&r, &z))
 				return false;
-			num_bytes = (int64_t) ((z >> 1) ^ -(z & 1));
+			*num_bytes = (int64_t) ((z >> 1) ^ -(z & 1));
 		}
 		else if (!thrift_union1(&r, unions[id - 2][0], unions[id - 2][1]))
 			return false;
@@ -240,14 +246,26 @@ parquet_header_parse(const uint8_t *buf, size_t len, BfInteropImport *out, char 
 					 id == 1 ? "numBytes" : unions[id - 2][0]);
 			return false;
 		}
-	if (num_bytes < 0 || (uint64_t) num_bytes != len - r.pos)
+	*header_len = r.pos;
+	return true;
+}
+
+static bool
+parquet_header_parse(const uint8_t *buf, size_t len, BfInteropImport *out, char *errbuf)
+{
+	size_t		header_len;
+	int64_t		num_bytes;
+
+	if (!parquet_header_read(buf, len, &header_len, &num_bytes, errbuf))
+		return false;
+	if (num_bytes < 0 || (uint64_t) num_bytes != len - header_len)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "the Parquet BloomFilterHeader says numBytes %lld, but %zu bytes follow it",
-				 (long long) num_bytes, len - r.pos);
+				 (long long) num_bytes, len - header_len);
 		return false;
 	}
-	return parquet_bitset(len - r.pos, r.pos, out, errbuf);
+	return parquet_bitset(len - header_len, header_len, out, errbuf);
 }
 
 /* The header as the reference writers emit it: fields 1 to 4 in order. */
@@ -389,6 +407,27 @@ spark_parse(const uint8_t *buf, size_t len, BfInteropImport *out, char *errbuf)
 		at = 12;
 	}
 	return java_words(buf, len, at, "Spark", out, errbuf);
+}
+
+/*
+ * Bytes given as 'parquet' that begin with a whole BloomFilterHeader (the
+ * filter as it sits in a file, where the bitset alone was expected): the
+ * header reader of 'parquet_header' accepts their start.  A header is 15
+ * to 19 bytes, never a multiple of 32, so such bytes always fail the
+ * bitset's size rule first; only then is this asked, and a bitset that
+ * reads is never second-guessed.
+ */
+const char *
+bf_interop_parse_hint(const uint8_t *buf, size_t len, int format)
+{
+	size_t		header_len;
+	int64_t		num_bytes;
+	char		ignored[BLOOM_ERRBUF_SIZE];
+
+	if (format == BF_FORMAT_PARQUET &&
+		parquet_header_read(buf, len, &header_len, &num_bytes, ignored))
+		return "The bytes begin with a Parquet BloomFilterHeader: import them with the format 'parquet_header'.";
+	return NULL;
 }
 
 bool

@@ -51,6 +51,13 @@ extern bool bf_interop_parse(const uint8_t *buf, size_t len, int format,
 							 BfInteropImport *out, char *errbuf);
 
 /*
+ * After bf_interop_parse refused buf: a hint when the bytes are of another
+ * format than the one given (a Parquet header before the bitset given as
+ * 'parquet'), else NULL.
+ */
+extern const char *bf_interop_parse_hint(const uint8_t *buf, size_t len, int format);
+
+/*
  * Fills f, allocated and zeroed for out->shape, from the bytes
  * bf_interop_parse accepted; its seed word is out->seed | options.
  */

@@ -48,10 +48,15 @@ bloom_import(PG_FUNCTION_ARGS)
 	BloomFilter *f;
 
 	if (!bf_interop_parse(buf, VARSIZE_ANY_EXHDR(data), format, &in, errbuf))
+	{
+		const char *hint = bf_interop_parse_hint(buf, VARSIZE_ANY_EXHDR(data), format);
+
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("invalid %s filter", bf_interop_format_name(format)),
-				 errdetail("%s", errbuf)));
+				 errdetail("%s", errbuf),
+				 hint ? errhint("%s", hint) : 0));
+	}
 	layout = in.shape.layout;
 	word = bloom_interop_options(options, &layout, false);
 	f = bloom_alloc(&in.shape);

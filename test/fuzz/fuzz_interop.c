@@ -7,8 +7,9 @@
  *	  The first input byte picks the format (its low two bits: parquet,
  *	  parquet_header, guava, spark); the rest are the bytes.
  *	  bf_interop_parse must accept or reject them without reading past the
- *	  end, with a reason when it rejects and, when it accepts, a shape that
- *	  passes bf_shape_check and a bitset that lies within the input.  An
+ *	  end, with a reason when it rejects (bf_interop_parse_hint reads them
+ *	  too) and, when it accepts, a shape that passes bf_shape_check and a
+ *	  bitset that lies within the input.  An
  *	  accepted filter is then filled, probed (bf_query against the batched
  *	  and prepared-modulus forms), exported in its own format and read back:
  *	  the bits, shape and seed must survive, and for the formats whose
@@ -49,6 +50,8 @@ parse(const uint8_t *buf, size_t len, int format, BfInteropImport *in)
 	if (!bf_interop_parse(buf, len, format, in, errbuf))
 	{
 		require_reason(errbuf);
+		/* the hint reads the same bytes, and speaks only of 'parquet' */
+		REQUIRE(bf_interop_parse_hint(buf, len, format) == NULL || format == BF_FORMAT_PARQUET);
 		return NULL;
 	}
 	REQUIRE(bf_shape_check(&in->shape, errbuf));
