@@ -221,6 +221,69 @@ test_guava(void)
 	free(g);
 }
 
+/*
+ * The other Java layouts built here value by value, against the bytes their
+ * writers give (the vectors of test/sql/071 and 072): Guava's MITZ_32 (Guava
+ * 31.1 wrote it), Spark's versions 1 and 2 (computed from Spark's source).
+ * Each pins its layout's walk of a value's positions.
+ */
+static const char *guava32_longs =
+	"0006000000072002000000000080000000000000410001000004200000004000002000010000000000000000"
+	"000000002801021000001000000002000000";
+static const char *spark1_longs =
+	"00000001000000050000000c0000000000000000000800000008000004000001000000000000000000000000"
+	"0000000000000022000000000000000000000000000000000000000010000001008000000000000000000000"
+	"2000000001000000008000000000100000040020";
+static const char *spark2_raw =
+	"0000000200000005000000070000000c0000020000000000000000000200000000000000000000002000000000"
+	"0000000000000008000000000020000000000000000000000000800208000000000000000000000002000000"
+	"0000008000002000200000000200000000000020000800";
+
+static void
+test_java_vectors(void)
+{
+	static const int64_t mitz32_values[] = {1, -5, INT64_C(1) << 40};
+	uint8_t		buf[256];
+	size_t		len;
+	BloomShape	s;
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	BloomFilter *g;
+
+	/* Guava: create(longFunnel(), 50, 0.02, MURMUR128_MITZ_32), put 1, -5, 2^40 */
+	len = unhex(guava32_longs, buf);
+	CHECK(bf_shape_for(50, 0.02, BLOOM_LAYOUT_GUAVA32, &s, errbuf));
+	g = alloc_filter(&s);
+	for (int i = 0; i < 3; i++)
+		bf_insert(g, long_hash(g, (uint64_t) mitz32_values[i]));
+	for (int i = 0; i < 3; i++)
+		CHECK(bf_query(g, long_hash(g, (uint64_t) mitz32_values[i])));
+	check_export(g, BF_FORMAT_GUAVA, buf, len);
+	free(g);
+
+	/* Spark version 1: create(100, 0.03), putLong(xxhash64(x)) for x = 1, 2, 3 */
+	len = unhex(spark1_longs, buf);
+	CHECK(bf_shape_for(100, 0.03, BLOOM_LAYOUT_SPARK, &s, errbuf));
+	g = alloc_filter(&s);
+	for (int64_t v = 1; v <= 3; v++)
+		bf_insert(g, long_hash(g, (uint64_t) v));
+	for (int64_t v = 1; v <= 3; v++)
+		CHECK(bf_query(g, long_hash(g, (uint64_t) v)));
+	check_export(g, BF_FORMAT_SPARK, buf, len);
+	free(g);
+
+	/* Spark version 2, seed 7: create(100, 0.03), putLong(x) for x = 1, 2, 3 */
+	len = unhex(spark2_raw, buf);
+	CHECK(bf_shape_for(100, 0.03, BLOOM_LAYOUT_SPARK2, &s, errbuf));
+	g = alloc_filter(&s);
+	g->seed = 7 | BF_INTEROP_RAW_LONGS;
+	for (uint64_t v = 1; v <= 3; v++)
+		bf_insert(g, bf_interop_hash_long(g, v));
+	for (uint64_t v = 1; v <= 3; v++)
+		CHECK(bf_query(g, bf_interop_hash_long(g, v)));
+	check_export(g, BF_FORMAT_SPARK, buf, len);
+	free(g);
+}
+
 /* Round trips of every format, and the Parquet header's bytes. */
 static void
 test_round_trips(void)
@@ -434,6 +497,7 @@ main(void)
 	RUN(test_xxh64);
 	RUN(test_murmur);
 	RUN(test_guava);
+	RUN(test_java_vectors);
 	RUN(test_round_trips);
 	RUN(test_parquet);
 	RUN(test_java_refusals);
