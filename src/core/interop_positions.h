@@ -5,7 +5,10 @@
  *	  computes it (signed arithmetic, a negative combination complemented),
  *	  and the statistics of such a filter.  Guava's MURMUR128_MITZ_32 and
  *	  Spark's version 1 place a value's bits the same way from two 32-bit
- *	  hashes (bf_positions_int32).  Inline, for the layouts' probe loops;
+ *	  hashes (bf_positions_int32).  The four layouts' insert, query and
+ *	  query_mod are one body around each layout's walk
+ *	  (BF_JAVA_WALK_ENTRIES), and they size as Java does (bf_java_shape_for).
+ *	  Inline, for the layouts' probe loops; of the project's files it
  *	  includes only bf_base.h.
  */
 #ifndef BF_INTEROP_POSITIONS_H
