@@ -130,6 +130,7 @@ FROM (SELECT count(*) FILTER (WHERE c.region = 'EU') AS members,
 -- customers, every day), only the pairs are selective: the planner ships one
 -- filter of the pairs, built once, and the remote server drops the rest.
 -- The query is plain SQL; bloomfilter.semijoin_prefilter turns it off.
+\connect demo postgres :host :local_port
 \o /dev/null
 SELECT setseed(0.3);
 CREATE TABLE visits (customer_id integer NOT NULL, day date NOT NULL);
@@ -253,6 +254,7 @@ FROM lookups;
 -- test/sql/071_interop_guava.sql); and a filter of the EU customers as a
 -- Parquet writer stores it in a file (header, then bitset), read back as a
 -- reader takes it from the footer.
+\connect demo postgres :host :local_port
 \o /dev/null
 CREATE TABLE guava_written (bytes bytea);
 INSERT INTO guava_written VALUES ('\x01070000000f000001000001004000004000000000004000000000000000000000001000000000000000000002001000000000002400000001000000000000000000000000000001000000000000000400200000000000000002004000000000000000000000000000040000000000000004008000000000000000801000');
