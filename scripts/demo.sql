@@ -1,8 +1,11 @@
 -- scripts/demo.sql: the demonstration that scripts/demo runs.
 --
 -- psql variables: host, local_port, remote_port (two clusters, each with an
--- empty database "demo").  The script prints the report itself: setup runs
--- with output off, then each section prints a few lines (tuples only).
+-- empty database "demo"; the local one loads the library at start,
+-- shared_preload_libraries = 'bloomfilter', which the planner's automatic
+-- prefilter and summary pruning need).  The script prints the report
+-- itself: setup runs with output off, then each section prints a few lines
+-- (tuples only).
 --
 -- Sections are independent and run in order; each one begins with \connect
 -- to the cluster it needs.  To add one, append it at the end in the same
@@ -15,7 +18,7 @@
 \pset format unaligned
 \pset footer off
 
--- ==== Setup, remote cluster: 1.5 million orders of 100,000 customers
+-- ==== Setup, remote cluster: a million orders of 100,000 customers
 \connect demo postgres :host :remote_port
 \o /dev/null
 CREATE EXTENSION bloomfilter;
@@ -29,8 +32,8 @@ CREATE TABLE orders (
 INSERT INTO orders
 SELECT g, 1 + floor(random() * 100000)::int, round((5 + random() * 495)::numeric, 2),
        date '2024-01-01' + (g % 366)::int
-FROM generate_series(1, 1500000) g;
-VACUUM ANALYZE orders;
+FROM generate_series(1, 1000000) g;
+ANALYZE orders;
 \o
 
 -- ==== Setup, local cluster: customers, and the remote orders through postgres_fdw
@@ -62,38 +65,29 @@ CREATE FOREIGN TABLE remote_orders (
     amount      numeric(10,2),
     ordered_at  date
 ) SERVER remote OPTIONS (table_name 'orders');
+-- the planner's prefilter weighs a filter by the foreign table's statistics
+-- (of the join's columns: postgres_fdw reads every row to sample them)
+ANALYZE remote_orders (customer_id, ordered_at);
 
--- measure(query): rows the foreign scan received, the query's single value,
--- its wall time (a run of its own, outside EXPLAIN) and the Remote SQL.
+-- measure(query): from one run, under the session's
+-- bloomfilter.semijoin_prefilter, the query's single value, the rows the
+-- foreign scan received, the run's execution time (EXPLAIN ANALYZE without
+-- per-node timing) and the Remote SQL.
 CREATE FUNCTION measure(q text, OUT shipped bigint, OUT result text,
                         OUT ms numeric, OUT remote_sql text)
 LANGUAGE plpgsql AS $$
 DECLARE
     plan jsonb;
-    t0   timestamptz;
 BEGIN
-    EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON) ' || q INTO plan;
+    EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, TIMING OFF, FORMAT JSON) '
+            'CREATE TEMP TABLE measured (result) AS ' || q INTO plan;
     SELECT sum((n->>'Actual Rows')::bigint * (n->>'Actual Loops')::bigint),
            min(n->>'Remote SQL')
       INTO shipped, remote_sql
       FROM jsonb_path_query(plan, 'strict $.**?(@."Node Type" == "Foreign Scan")') n;
-    t0 := clock_timestamp();
-    EXECUTE q INTO result;
-    ms := round(extract(epoch FROM clock_timestamp() - t0) * 1000);
-END $$;
-
--- explain_foreign_scan(query): the foreign scan's lines of EXPLAIN (ANALYZE, VERBOSE).
-CREATE FUNCTION explain_foreign_scan(q text) RETURNS SETOF text
-LANGUAGE plpgsql AS $$
-DECLARE
-    line text;
-BEGIN
-    FOR line IN EXECUTE 'EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF) ' || q LOOP
-        IF line ~ 'Foreign Scan|Remote SQL' THEN
-            line := regexp_replace(line, '^\s*(->\s*)?', '');
-            RETURN NEXT CASE WHEN line ~ '^Remote SQL' THEN '  ' || line ELSE line END;
-        END IF;
-    END LOOP;
+    ms := round((plan->0->>'Execution Time')::numeric);
+    SELECT m.result INTO result FROM measured m;
+    DROP TABLE measured;
 END $$;
 \o
 
@@ -130,39 +124,50 @@ FROM (SELECT count(*) FILTER (WHERE c.region = 'EU') AS members,
              count(*) FILTER (WHERE c.region <> 'EU' AND f.filter @> c.id) AS false_pos
       FROM customers c, region_filter f) s;
 
--- ==== 2. Semijoin prefilter: the remote server drops the orders of other regions
-\set q_plain 'SELECT format(''%s orders, %s'', to_char(count(*), ''FM999,999,999''), to_char(sum(o.amount), ''FM999,999,999,999.00'')) FROM customers c JOIN remote_orders o ON o.customer_id = c.id WHERE c.region = ''EU'''
-\set q_bloom :q_plain ' AND bloom_contains((SELECT filter FROM region_filter WHERE region = ''EU''), o.customer_id)'
+-- ==== 2. Automatic semijoin prefilter on a composite key
+-- 20,000 (customer, day) visits; the orders placed by a customer on a day of
+-- a visit.  Each column alone is common among the orders (a fifth of the
+-- customers, every day), only the pairs are selective: the planner ships one
+-- filter of the pairs, built once, and the remote server drops the rest.
+-- The query is plain SQL; bloomfilter.semijoin_prefilter turns it off.
+\connect demo postgres :host :local_port
 \o /dev/null
-CREATE TEMP TABLE runs AS
-SELECT 'without filter' AS run, m.* FROM measure(:'q_plain') m
-UNION ALL
-SELECT 'with filter', m.* FROM measure(:'q_bloom') m;
+SELECT setseed(0.3);
+CREATE TABLE visits (customer_id integer NOT NULL, day date NOT NULL);
+INSERT INTO visits
+SELECT DISTINCT 1 + floor(random() * 100000)::int, date '2024-01-01' + floor(random() * 366)::int
+FROM generate_series(1, 20000);
+ANALYZE visits;
+\set q_pairs 'SELECT format(''%s orders, %s'', to_char(count(*), ''FM999,999,999''), to_char(sum(o.amount), ''FM999,999,999,999.00'')) FROM visits v JOIN remote_orders o ON o.customer_id = v.customer_id AND o.ordered_at = v.day'
+SET bloomfilter.semijoin_prefilter = off;
+CREATE TEMP TABLE runs AS SELECT 'without filter' AS run, m.* FROM measure(:'q_pairs') m;
+SET bloomfilter.semijoin_prefilter = on;
+INSERT INTO runs SELECT 'with filter', m.* FROM measure(:'q_pairs') m;
 \o
 
 \echo
-\echo '2. EU orders: local customers JOIN remote_orders (1,500,000 rows, postgres_fdw)'
-SELECT format('   %-15s %13s  %-32s %9s', '', 'rows shipped', 'result', 'time');
-SELECT format('   %-15s %13s  %-32s %6s ms', run, to_char(shipped, 'FM9,999,999,999'), result,
+\echo '2. Orders on the days of 20,000 visits: visits JOIN remote_orders ON customer_id AND day'
+\echo '   (plain SQL; the planner adds the filter of the (customer, day) pairs by itself)'
+SELECT format('   %-15s %13s  %-30s %9s', '', 'rows shipped', 'result', 'time');
+SELECT format('   %-15s %13s  %-30s %6s ms', run, to_char(shipped, 'FM9,999,999,999'), result,
               to_char(ms, 'FM999,999'))
 FROM runs;
-SELECT CASE WHEN b.remote_sql ~ 'bloom_contains' AND a.result = b.result
-            THEN format('   same result, %s%% fewer rows shipped (the filter: %s bytes of text, sent once), %sx the speed',
+SELECT CASE WHEN b.remote_sql ~ 'bloom_contains_tuple' AND a.result = b.result
+            THEN format('   same result, %s%% fewer rows shipped, %sx the speed',
                         round(100 - 100.0 * b.shipped / a.shipped, 1),
-                        (SELECT to_char(octet_length(filter::text), 'FM999,999,999')
-                         FROM region_filter WHERE region = 'EU'),
                         round(a.ms / greatest(b.ms, 1), 1))
-            ELSE '   WARNING: the probe did not run on the remote server or the results differ'
+            ELSE '   WARNING: no composite filter ran on the remote server, or the results differ'
        END
 FROM runs a, runs b WHERE a.run = 'without filter' AND b.run = 'with filter';
-\echo '   EXPLAIN (ANALYZE, VERBOSE) with the filter, foreign scan:'
-SELECT '     ' || l FROM explain_foreign_scan(:'q_bloom') l;
+SELECT format('   EXPLAIN (ANALYZE, VERBOSE) with the filter: Foreign Scan on remote_orders (actual rows=%s)', shipped)
+       || E'\n     Remote SQL: ' || remote_sql
+FROM runs WHERE run = 'with filter';
 
--- ==== 3. Materialized summary: one filter per daily partition, skipping partitions
+-- ==== 3. Managed summary: partitions that cannot hold a key are skipped
 -- Eight weeks of the orders, copied into a local table partitioned by day.
--- Each day's filter is built with a fixed capacity and fpp, so that day
--- filters can be united into week filters (bloom_union_agg) that still
--- answer with a low false-positive rate.
+-- bloom_summary_create keeps one filter of customer_id per partition, and a
+-- trigger keeps it current; a plain WHERE customer_id = ... then reads only
+-- the partitions whose filter may hold the key, decided at executor start.
 \connect demo postgres :host :local_port
 \o /dev/null
 CREATE TABLE orders_daily (
@@ -181,77 +186,104 @@ BEGIN
 END $$;
 INSERT INTO orders_daily SELECT * FROM remote_orders WHERE ordered_at < date '2024-02-26';
 ANALYZE orders_daily;
+SELECT bloom_summary_create('orders_daily', 'customer_id', 10000, 0.01);
+-- one backend per lookup, so the times compare the partitions read, not
+-- the start of parallel workers
+SET max_parallel_workers_per_gather = 0;
 
--- the summary: one filter per partition, aggregated partition by partition
-CREATE TABLE order_summary AS
-SELECT p.partition, to_date(right(p.partition::text, 8), 'YYYYMMDD') AS day, p.filter
-FROM bloom_partition_filters('orders_daily', 'customer_id', 30000, 0.01) p;
--- rolled up: one filter per week
-CREATE TABLE order_summary_weekly AS
-SELECT date_trunc('week', day)::date AS week, bloom_union_agg(filter) AS filter
-FROM order_summary GROUP BY 1;
-
--- orders_of(key, use_summary): count and total of a customer's orders, read
--- from every partition, or only from those whose week and day filters can
--- hold the key.  Returns the result, partitions read, and the time.
-CREATE FUNCTION orders_of(k integer, use_summary boolean,
-                          OUT result text, OUT partitions_read int, OUT ms numeric)
+-- lookup(key, prune): a customer's orders by plain SQL, with summary pruning
+-- on or off: the result, EXPLAIN's "Partitions Skipped by Summary" and the
+-- time of a run of its own.
+CREATE FUNCTION lookup(k integer, prune boolean,
+                       OUT result text, OUT skipped text, OUT ms numeric)
 LANGUAGE plpgsql AS $$
 DECLARE
-    parts regclass[];
-    q     text;
-    t0    timestamptz := clock_timestamp();
+    q    text := format('SELECT format(''%%s order(s), %%s'', count(*), coalesce(sum(amount), 0.00)) '
+                        'FROM orders_daily WHERE customer_id = %s', k);
+    line text;
+    t0   timestamptz;
 BEGIN
-    IF use_summary THEN
-        SELECT coalesce(array_agg(d.partition ORDER BY d.day), '{}') INTO parts
-        FROM order_summary_weekly w
-        JOIN order_summary d ON date_trunc('week', d.day)::date = w.week
-        WHERE w.filter @> k AND d.filter @> k;
-    ELSE
-        SELECT array_agg(partition ORDER BY day) INTO parts FROM order_summary;
-    END IF;
-    partitions_read := cardinality(parts);
-    IF partitions_read = 0 THEN
-        result := '0 order(s), 0.00';
-    ELSE
-        SELECT 'SELECT format(''%s order(s), %s'', count(*), coalesce(sum(amount), 0.00)) FROM ('
-               || string_agg(format('SELECT amount FROM %s WHERE customer_id = %s', p, k), ' UNION ALL ')
-               || ') s'
-          INTO q FROM unnest(parts) p;
-        EXECUTE q INTO result;
-    END IF;
+    PERFORM set_config('bloomfilter.enable_summary_pruning', prune::text, true);
+    skipped := '0 of ' || (SELECT count(*) FROM pg_inherits WHERE inhparent = 'orders_daily'::regclass);
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+        IF line ~ 'Partitions Skipped by Summary: ' THEN
+            skipped := substring(line FROM 'Partitions Skipped by Summary: (.*)$');
+        END IF;
+    END LOOP;
+    t0 := clock_timestamp();
+    EXECUTE q INTO result;
     ms := round(extract(epoch FROM clock_timestamp() - t0) * 1000, 1);
 END $$;
 
--- a few keys: two customers with orders, and an id that no customer has
+-- two customers with orders, and an id that no customer has
 CREATE TEMP TABLE lookups AS
-SELECT k, full_scan.result AS full_result, full_scan.ms AS full_ms,
-       skip.result AS skip_result, skip.partitions_read, skip.ms AS skip_ms,
-       (SELECT count(*) FROM order_summary) AS partitions
+SELECT k, 'before' AS run, full_scan.result AS full_result, full_scan.ms AS full_ms,
+       skip.result AS skip_result, skip.skipped, skip.ms AS skip_ms
 FROM unnest(ARRAY[42, 31337, 250000]) k,
-     LATERAL orders_of(k, false) full_scan,
-     LATERAL orders_of(k, true) skip;
+     LATERAL lookup(k, false) full_scan,
+     LATERAL lookup(k, true) skip;
+-- a writer adds an order of customer 250000: the trigger adds the key to its
+-- partition's filter, and the next lookup reads that partition
+INSERT INTO orders_daily VALUES (9999999, 250000, 12.34, date '2024-02-14');
+INSERT INTO lookups
+SELECT 250000, 'after', full_scan.result, full_scan.ms, skip.result, skip.skipped, skip.ms
+FROM lookup(250000, false) full_scan, lookup(250000, true) skip;
 \o
 
 \echo
-\echo '3. Summary: one filter per daily partition of orders_daily (bloom_partition_filters,'
-\echo '   bloom_agg(customer_id, 30000, 0.01)), rolled up per week with bloom_union_agg'
-SELECT format('   %s day filters of %s bytes (%s total), %s ids per day on average, estimated fpp%s',
-              count(*), min(i.bytes), pg_size_pretty(sum(i.bytes)),
-              round(avg(i.inserted)), to_char(avg(i.fpp), '9.9EEEE'))
-FROM order_summary s, bloom_info(s.filter) i;
-SELECT format('   %s week filters: fill %s, estimated fpp %s on average',
-              count(*), round(avg(i.fill)::numeric, 3), round(avg(i.fpp)::numeric, 4))
-FROM order_summary_weekly s, bloom_info(s.filter) i;
-SELECT format('   %-16s %-26s %-20s %s', 'customer', 'orders, total', 'partitions read', 'time, all partitions -> summary');
-SELECT format('   %-16s %-26s %-20s %s ms -> %s ms%s',
-              k, skip_result,
-              format('%s of %s (%s skipped)', partitions_read, partitions, partitions - partitions_read),
+\echo '3. Managed summary: bloom_summary_create(''orders_daily'', ''customer_id'', 10000, 0.01)'
+SELECT format('   %s daily partitions, %s rows; the summary: %s filters, %s in all',
+              partitions, (SELECT to_char(count(*), 'FM999,999,999') FROM orders_daily),
+              trusted_partitions, pg_size_pretty(bytes))
+FROM bloom_summaries WHERE parent = 'orders_daily'::regclass;
+\echo '   SELECT count(*), sum(amount) FROM orders_daily WHERE customer_id = <customer>'
+SELECT format('   %-24s %-20s %-30s %s', 'customer', 'orders, total', 'Partitions Skipped by Summary', 'time, pruning off -> on');
+SELECT format('   %-24s %-20s %-30s %s ms -> %s ms%s',
+              k || CASE run WHEN 'after' THEN ', after an INSERT' ELSE '' END, skip_result, skipped,
               full_ms, skip_ms,
               CASE WHEN skip_result = full_result THEN '' ELSE '  WARNING: results differ' END)
-FROM lookups ORDER BY k;
+FROM lookups ORDER BY run DESC, k;
 SELECT CASE WHEN bool_and(skip_result = full_result)
-            THEN format('   same results as reading every partition; %s of %s partition reads skipped',
-                        sum(partitions - partitions_read), sum(partitions))
-            ELSE '   WARNING: a summary lookup differs from the full read' END
+            THEN '   same results as reading every partition (EXPLAIN shows each skipped scan as Custom Scan (BloomSummarySkipped))'
+            ELSE '   WARNING: a pruned lookup differs from the full read' END
 FROM lookups;
+
+-- ==== 4. Filters of other systems: written for Guava, read as Parquet's
+-- The bytes Guava 31.1 wrote for BloomFilter.create(Funnels.longFunnel(),
+-- 100, 0.01) after put(1L), put(2L), put(3L) and writeTo (the vector of
+-- test/sql/071_interop_guava.sql); and a filter of the EU customers as a
+-- Parquet writer stores it in a file (header, then bitset), read back as a
+-- reader takes it from the footer.
+\connect demo postgres :host :local_port
+\o /dev/null
+CREATE TABLE guava_written (bytes bytea);
+INSERT INTO guava_written VALUES ('\x01070000000f000001000001004000004000000000004000000000000000000000001000000000000000000002001000000000002400000001000000000000000000000000000001000000000000000400200000000000000002004000000000000000000000000000040000000000000004008000000000000000801000');
+CREATE TABLE parquet_file_filter AS
+SELECT bloom_export(bloom_agg(id, 20000, 0.01, 'parquet'), 'parquet_header') AS bytes
+FROM customers WHERE region = 'EU';
+\o
+
+\echo
+\echo '4. Filters of other systems (bloom_import / bloom_export)'
+SELECT format('   Guava wrote %s bytes; bloom_import(bytes, ''guava'') @> 1, 2, 3, 4 (bigint): %s, %s, %s, %s',
+              length(g.bytes), f @> 1::bigint, f @> 2::bigint, f @> 3::bigint, f @> 4::bigint)
+FROM guava_written g, bloom_import(g.bytes, 'guava') f;
+SELECT format('   built here, bloom_export(bloom_add_all(bloom_empty(100, 0.01, ''guava''), ''{1,2,3}''), ''guava''): %s',
+              CASE WHEN bloom_export(bloom_add_all(bloom_empty(100, 0.01, 'guava'), ARRAY[1, 2, 3]::bigint[]), 'guava') = g.bytes
+                   THEN 'the same bytes, for BloomFilter.readFrom'
+                   ELSE 'WARNING: other bytes than Guava''s' END)
+FROM guava_written g;
+SELECT format('   for a Parquet file: bloom_export(bloom_agg(id, 20000, 0.01, ''parquet''), ''parquet_header''):')
+UNION ALL
+SELECT format('     %s bytes, a %s-byte Thrift BloomFilterHeader (%s...) and the split-block bitset',
+              to_char(length(p.bytes), 'FM999,999'), length(p.bytes) - length(bloom_export(f, 'parquet')),
+              encode(substr(p.bytes, 1, 8), 'hex'))
+FROM parquet_file_filter p, bloom_import(p.bytes, 'parquet_header') f;
+SELECT format('   read back from the footer, bloom_import(bytes, ''parquet_header''): %s of %s EU ids found, %s of %s others (%s%%)',
+              to_char(count(*) FILTER (WHERE c.region = 'EU' AND f @> c.id), 'FM999,999'),
+              to_char(count(*) FILTER (WHERE c.region = 'EU'), 'FM999,999'),
+              to_char(count(*) FILTER (WHERE c.region <> 'EU' AND f @> c.id), 'FM999,999'),
+              to_char(count(*) FILTER (WHERE c.region <> 'EU'), 'FM999,999'),
+              round(100.0 * count(*) FILTER (WHERE c.region <> 'EU' AND f @> c.id)
+                    / count(*) FILTER (WHERE c.region <> 'EU'), 2))
+FROM customers c, parquet_file_filter p, bloom_import(p.bytes, 'parquet_header') f;

@@ -18,7 +18,7 @@
 #include "utils/memutils.h"
 
 #include "aggregates/bloom_agg_internal.h"
-#include "types/foreign_value.h"
+#include "types/interop_value.h"
 
 #ifdef __linux__
 #include <sys/mman.h>
@@ -335,9 +335,9 @@ bloom_agg_fixed_trans(PG_FUNCTION_ARGS)
 		FilterCallCache *cache = bloom_call_cache(fcinfo, 1);
 		BloomFilter *f = state->filter;
 
-		/* a foreign layout: the foreign system's hash of the value's bytes */
-		bf_inserter_add(&state->inserter, f, bf_layout_foreign(f->layout)
-						? bloom_foreign_hash(bloom_foreign_encoder_for_arg(fcinfo, &cache->foreign,
+		/* an interop layout: the other system's hash of the value's bytes */
+		bf_inserter_add(&state->inserter, f, bf_layout_interop(f->layout)
+						? bloom_interop_hash(bloom_interop_encoder_for_arg(fcinfo, &cache->interop,
 																			f, 1),
 											 f, PG_GETARG_DATUM(1))
 						: bloom_hasher_hash(&cache->hashers[0], PG_GETARG_DATUM(1),

@@ -110,8 +110,8 @@ new_hashed_fixed_state(FunctionCallInfo fcinfo, MemoryContext aggcxt)
 {
 	BloomAggState *state = bloom_agg_fixed_state_new(fcinfo, agg_call_is_own(fcinfo));
 
-	/* value hashes of the stored schemes mean nothing to a foreign layout */
-	if (state->filter != NULL && bf_layout_foreign(state->filter->layout))
+	/* value hashes of the stored schemes mean nothing to an interop layout */
+	if (state->filter != NULL && bf_layout_interop(state->filter->layout))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("bloom_agg_hashed cannot build a filter of the foreign layout \"%s\"",

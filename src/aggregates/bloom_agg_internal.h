@@ -77,6 +77,10 @@ state_is_fixed(const BloomAggState *state)
 
 /* bloom_agg_datasized.c */
 
+/* Entry points legacy_entry_points.c also binds under their 1.0 names. */
+extern PGDLLEXPORT Datum bloom_agg_datasized_trans(PG_FUNCTION_ARGS);
+extern PGDLLEXPORT Datum bloom_agg_datasized_final(PG_FUNCTION_ARGS);
+
 /* A new data-sized state in aggcxt: an empty collector of raw hashes. */
 extern BloomAggState *bloom_agg_datasized_state_new(FunctionCallInfo fcinfo, MemoryContext aggcxt);
 

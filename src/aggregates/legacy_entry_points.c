@@ -22,9 +22,11 @@
 #include "aggregates/bloom_agg_internal.h"
 #include "aggregates/multibloom_agg.h"
 
-/* An old C name that calls the entry point that replaced it, unchanged. */
+/*
+ * An old C name that calls the entry point that replaced it, unchanged
+ * (declared by the header of the file that defines it).
+ */
 #define RENAMED_ENTRY_POINT(old_name, new_name) \
-	extern Datum new_name(PG_FUNCTION_ARGS); \
 	PG_FUNCTION_INFO_V1(old_name); \
 	Datum \
 	old_name(PG_FUNCTION_ARGS) \

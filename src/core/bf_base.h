@@ -41,10 +41,10 @@
 #define BLOOM_LAYOUT_EXPLICIT	3
 
 /*
- * Foreign layouts: filters other systems write, bit for bit, probed as
- * their writers probe them (doc/interop.md).  Their bits are the foreign
+ * Interop layouts: filters other systems write, bit for bit, probed as
+ * their writers probe them (doc/interop.md).  Their bits are the other
  * system's own, so their values are hashed by that system's hash of the
- * value's foreign encoding (hash scheme BLOOM_HASH_SCHEME_FOREIGN), never
+ * value's interop encoding (hash scheme BLOOM_HASH_SCHEME_INTEROP), never
  * by the type's extended hash, and they never combine with the layouts
  * above.  One file each: layout_splitblock.h, layout_guava.h,
  * layout_spark.h.
@@ -54,13 +54,13 @@
 #define BLOOM_LAYOUT_GUAVA32	6	/* Guava MURMUR128_MITZ_32 */
 #define BLOOM_LAYOUT_SPARK		7	/* Spark sketch BloomFilter, version 1 */
 #define BLOOM_LAYOUT_SPARK2		8	/* Spark sketch BloomFilter, version 2 */
-#define BLOOM_LAYOUT_FIRST_FOREIGN	BLOOM_LAYOUT_PARQUET
-#define BLOOM_LAYOUT_LAST_FOREIGN	BLOOM_LAYOUT_SPARK2
+#define BLOOM_LAYOUT_FIRST_INTEROP	BLOOM_LAYOUT_PARQUET
+#define BLOOM_LAYOUT_LAST_INTEROP	BLOOM_LAYOUT_SPARK2
 
 static inline bool
-bf_layout_foreign(unsigned layout)
+bf_layout_interop(unsigned layout)
 {
-	return layout >= BLOOM_LAYOUT_FIRST_FOREIGN && layout <= BLOOM_LAYOUT_LAST_FOREIGN;
+	return layout >= BLOOM_LAYOUT_FIRST_INTEROP && layout <= BLOOM_LAYOUT_LAST_INTEROP;
 }
 
 /*
@@ -95,13 +95,13 @@ bf_layout_foreign(unsigned layout)
 #define BLOOM_HASH_SCHEME_NEWEST	BLOOM_HASH_SCHEME_WIDE_VALUES
 
 /*
- * The scheme of every foreign layout, and only of them: the value is
- * encoded as the foreign system encodes it and hashed by that system's hash
+ * The scheme of every interop layout, and only of them: the value is
+ * encoded as the other system encodes it and hashed by that system's hash
  * (the layout's own: XXH64, murmur3_128, murmur3_32), and the filter's seed
- * field holds how (BF_FOREIGN_* below).  The BloomHash a foreign layout's
+ * field holds how (BF_INTEROP_* below).  The BloomHash an interop layout's
  * insert and query take is that hash itself, not bf_hash_derive's words.
  */
-#define BLOOM_HASH_SCHEME_FOREIGN	16
+#define BLOOM_HASH_SCHEME_INTEROP	16
 
 /* True for a scheme this version reads. */
 static inline bool
@@ -109,24 +109,24 @@ bf_scheme_known(unsigned scheme)
 {
 	return (scheme >= BLOOM_HASH_SCHEME_DOUBLE_HASHING &&
 			scheme <= BLOOM_HASH_SCHEME_NEWEST) ||
-		scheme == BLOOM_HASH_SCHEME_FOREIGN;
+		scheme == BLOOM_HASH_SCHEME_INTEROP;
 }
 
 /*
- * The seed field of a foreign filter: how SQL values become the foreign
- * system's bytes.  Bits 0-31: the foreign system's own seed (Spark version
+ * The seed field of an interop filter: how SQL values become the other
+ * system's bytes.  Bits 0-31: the other system's own seed (Spark version
  * 2; 0 otherwise).  Bits 32-39: the encoding (BF_ENC_*; 0 follows the
  * probed value's SQL type).  Bits 40-41: the unit of timestamps
  * (BF_TSUNIT_*).  Bit 48: Spark only, values are put as longs directly
  * rather than through Spark SQL's xxhash64.  Every other bit is 0.
  */
-#define BF_FOREIGN_SEED_MASK	UINT64_C(0x00000000ffffffff)
-#define BF_FOREIGN_ENC_SHIFT	32
-#define BF_FOREIGN_TSUNIT_SHIFT	40
-#define BF_FOREIGN_RAW_LONGS	(UINT64_C(1) << 48)
-#define BF_FOREIGN_KNOWN_BITS \
-	(BF_FOREIGN_SEED_MASK | (UINT64_C(0xff) << BF_FOREIGN_ENC_SHIFT) | \
-	 (UINT64_C(3) << BF_FOREIGN_TSUNIT_SHIFT) | BF_FOREIGN_RAW_LONGS)
+#define BF_INTEROP_SEED_MASK	UINT64_C(0x00000000ffffffff)
+#define BF_INTEROP_ENC_SHIFT	32
+#define BF_INTEROP_TSUNIT_SHIFT	40
+#define BF_INTEROP_RAW_LONGS	(UINT64_C(1) << 48)
+#define BF_INTEROP_KNOWN_BITS \
+	(BF_INTEROP_SEED_MASK | (UINT64_C(0xff) << BF_INTEROP_ENC_SHIFT) | \
+	 (UINT64_C(3) << BF_INTEROP_TSUNIT_SHIFT) | BF_INTEROP_RAW_LONGS)
 
 /* Encodings: Parquet physical types, then Guava funnels. */
 enum
@@ -145,15 +145,15 @@ enum
 };
 
 static inline unsigned
-bf_foreign_encoding(uint64_t seed)
+bf_interop_encoding(uint64_t seed)
 {
-	return (unsigned) ((seed >> BF_FOREIGN_ENC_SHIFT) & 0xff);
+	return (unsigned) ((seed >> BF_INTEROP_ENC_SHIFT) & 0xff);
 }
 
 static inline unsigned
-bf_foreign_tsunit(uint64_t seed)
+bf_interop_tsunit(uint64_t seed)
 {
-	return (unsigned) ((seed >> BF_FOREIGN_TSUNIT_SHIFT) & 3);
+	return (unsigned) ((seed >> BF_INTEROP_TSUNIT_SHIFT) & 3);
 }
 
 /* Positions from independent words (schemes 2 and 3), not double hashing. */

@@ -26,7 +26,7 @@
 static void describe_bits(const BloomShape *s, char *buf, size_t len);
 static void describe_rows(const BloomShape *s, char *buf, size_t len);
 static void describe_list(const BloomShape *s, char *buf, size_t len);
-static void describe_foreign(const BloomShape *s, char *buf, size_t len);
+static void describe_interop(const BloomShape *s, char *buf, size_t len);
 static void stage_prefetch(const BloomFilter *f, BfStaged *v);
 static void commit_insert(BloomFilter *f, const BfStaged *v);
 static int	probe_bits(const BloomFilter *f, const uint64_t *hashes, int n, bool *found);
@@ -37,7 +37,7 @@ static bool any_pair(const BloomFilter *a, const BloomFilter *b, char *errbuf);
 static void nothing_after_union(BloomFilter *dst, const BloomFilter *src);
 static void nothing_after_intersect(BloomFilter *dst);
 static uint64_t count_bits(const BloomFilter *f);
-static int	probe_foreign(const BloomFilter *f, const uint64_t *hashes, int n, bool *found);
+static int	probe_interop(const BloomFilter *f, const uint64_t *hashes, int n, bool *found);
 
 /* The operations every layout_*.h offers under parallel names. */
 #define LAYOUT_ENTRIES(prefix) \
@@ -56,12 +56,12 @@ static int	probe_foreign(const BloomFilter *f, const uint64_t *hashes, int n, bo
 	.combinable = any_pair, .after_union = nothing_after_union, \
 	.after_intersect = nothing_after_intersect
 
-/* A foreign layout: a bit array probed by the foreign system's hash. */
-#define FOREIGN_ENTRIES(prefix) \
+/* An interop layout: a bit array probed by the other system's hash. */
+#define INTEROP_ENTRIES(prefix) \
 	LAYOUT_ENTRIES(prefix), NOTHING_DERIVED, .holds = HOLDS_BITS, \
 	.collect = collect_bits, .is_empty = no_bit_set, .bits_set = count_bits, \
-	.shape_for = prefix##_shape_for, .describe = describe_foreign, \
-	.stage = stage_prefetch, .commit = commit_insert, .probe_batch = probe_foreign
+	.shape_for = prefix##_shape_for, .describe = describe_interop, \
+	.stage = stage_prefetch, .commit = commit_insert, .probe_batch = probe_interop
 
 const LayoutOps bf_layout_table[BF_LAYOUT_ROWS] = {
 	[BLOOM_LAYOUT_CLASSIC] = {
@@ -91,24 +91,24 @@ const LayoutOps bf_layout_table[BF_LAYOUT_ROWS] = {
 		.bits_set = bf_explicit_bits_set,
 	},
 	/*
-	 * foreign bit arrays: their insert and query take the foreign system's
-	 * hash (bf_base.h, BLOOM_HASH_SCHEME_FOREIGN), so the entries that take
+	 * interop bit arrays: their insert and query take the other system's
+	 * hash (bf_base.h, BLOOM_HASH_SCHEME_INTEROP), so the entries that take
 	 * a stored scheme's value hash never deny; they fold nothing
 	 */
 	[BLOOM_LAYOUT_PARQUET] = {
-		.name = "parquet", FOREIGN_ENTRIES(bf_splitblock),
+		.name = "parquet", INTEROP_ENTRIES(bf_splitblock),
 	},
 	[BLOOM_LAYOUT_GUAVA] = {
-		.name = "guava", FOREIGN_ENTRIES(bf_guava),
+		.name = "guava", INTEROP_ENTRIES(bf_guava),
 	},
 	[BLOOM_LAYOUT_GUAVA32] = {
-		.name = "guava32", FOREIGN_ENTRIES(bf_guava32),
+		.name = "guava32", INTEROP_ENTRIES(bf_guava32),
 	},
 	[BLOOM_LAYOUT_SPARK] = {
-		.name = "spark", FOREIGN_ENTRIES(bf_spark),
+		.name = "spark", INTEROP_ENTRIES(bf_spark),
 	},
 	[BLOOM_LAYOUT_SPARK2] = {
-		.name = "spark2", FOREIGN_ENTRIES(bf_spark2),
+		.name = "spark2", INTEROP_ENTRIES(bf_spark2),
 	},
 };
 
@@ -268,7 +268,7 @@ bf_init(BloomFilter *f, const BloomShape *s)
 {
 	f->version = BLOOM_FORMAT_VERSION;
 	f->layout = s->layout;
-	f->hash_scheme = bf_layout_foreign(s->layout) ? BLOOM_HASH_SCHEME_FOREIGN
+	f->hash_scheme = bf_layout_interop(s->layout) ? BLOOM_HASH_SCHEME_INTEROP
 		: BLOOM_HASH_SCHEME_NEWEST;
 	f->flags = 0;
 	f->nbits = s->nbits;
@@ -331,9 +331,9 @@ describe_rows(const BloomShape *s, char *buf, size_t len)
 			 (unsigned long long) s->seed);
 }
 
-/* A foreign filter's seed field is how values are hashed (bf_base.h). */
+/* An interop filter's seed field is how values are hashed (bf_base.h). */
 static void
-describe_foreign(const BloomShape *s, char *buf, size_t len)
+describe_interop(const BloomShape *s, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s, %llu bits, %u hashes, value encoding 0x%016llx",
 			 bf_layout_name(s->layout), (unsigned long long) s->nbits,
@@ -432,9 +432,9 @@ probe_bits(const BloomFilter *f, const uint64_t *hashes, int n, bool *found)
 	return nfound;
 }
 
-/* Stored-scheme value hashes against a foreign filter: never deny. */
+/* Stored-scheme value hashes against an interop filter: never deny. */
 static int
-probe_foreign(const BloomFilter *f, const uint64_t *hashes, int n, bool *found)
+probe_interop(const BloomFilter *f, const uint64_t *hashes, int n, bool *found)
 {
 	(void) f;
 	(void) hashes;

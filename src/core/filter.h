@@ -174,8 +174,8 @@ extern int	bf_probe_batch(const BloomFilter *f, const uint64_t *hashes, int n,
 /*
  * The same by the values' positions' hashes: found[i] = bf_query(f, h[i]),
  * lines prefetched a batch at a time when the filter is larger than the
- * caches.  The probe of a foreign filter (bf_layout_foreign), whose h are
- * the foreign system's hashes of the values (core/foreign_format.h).
+ * caches.  The probe of an interop filter (bf_layout_interop), whose h are
+ * the other system's hashes of the values (core/interop_format.h).
  */
 extern int	bf_query_batch(const BloomFilter *f, const BloomHash *h, int n, bool *found);
 

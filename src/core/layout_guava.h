@@ -16,7 +16,7 @@
 #ifndef LAYOUT_GUAVA_H
 #define LAYOUT_GUAVA_H
 
-#include "foreign_positions.h"
+#include "interop_positions.h"
 
 /* The query with the modulus of f->nbits prepared by the caller, once per filter. */
 extern bool bf_guava_query_mod(const BloomFilter *f, BloomHash h, const BfModulus *mod);
@@ -30,9 +30,11 @@ extern bool bf_guava_query(const BloomFilter *f, BloomHash h);
 extern bool bf_guava32_insert(BloomFilter *f, BloomHash h);
 extern bool bf_guava32_query(const BloomFilter *f, BloomHash h);
 extern void bf_guava_prefetch(const BloomFilter *f, BloomHash h);
-extern bool bf_guava_contains_value(const BloomFilter *f, uint64_t value_hash);
-extern double bf_guava_estimate_count(const BloomFilter *f);
-extern double bf_guava_estimate_fpp(const BloomFilter *f);
+
+/* what every Java bit array does alike (interop_positions.h) */
+#define bf_guava_contains_value		bf_java_contains_value
+#define bf_guava_estimate_count		bf_anywhere_estimate_count
+#define bf_guava_estimate_fpp			bf_anywhere_estimate_fpp
 
 #define bf_guava32_shape_check		bf_guava_shape_check
 #define bf_guava32_prefetch			bf_guava_prefetch

@@ -1,51 +1,27 @@
 /*
  * layout_spark.c
  *	  The 'spark' and 'spark2' layouts (see layout_spark.h): the two
- *	  versions' positions, Spark's sizing, and the statistics of bits
- *	  anywhere.
+ *	  versions' positions and their sizing (what they share with Guava:
+ *	  interop_positions.h).
  */
 #include "layout_spark.h"
 
-#include "foreign_positions.h"
-
-#include <string.h>
+#include "interop_positions.h"
 
 /* ---------------------------------------------------------------------
  * Shapes: Spark sizes as Guava does
  * --------------------------------------------------------------------- */
 
-static bool
-spark_shape(double capacity, double fpp, uint8_t layout, BloomShape *s, char *errbuf)
-{
-	double		bits = bf_java_optimal_bits(capacity, fpp);
-	double		words = ceil(bits / 64.0);
-
-	if (words < 1)
-		words = 1;
-	if (words > (double) BLOOM_MAX_WORDS)
-	{
-		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
-				 "a Spark filter for %.15g values at false-positive probability %g needs more than %llu bits",
-				 capacity, fpp, (unsigned long long) BLOOM_MAX_NBITS);
-		return false;
-	}
-	memset(s, 0, sizeof(*s));
-	s->layout = layout;
-	s->nbits = (uint64_t) words * 64;
-	s->nhashes = bf_java_optimal_k(capacity, bits < 1 ? 1 : bits);
-	return true;
-}
-
 bool
 bf_spark_shape_for(double capacity, double fpp, BloomShape *s, char *errbuf)
 {
-	return spark_shape(capacity, fpp, BLOOM_LAYOUT_SPARK, s, errbuf);
+	return bf_java_shape_for(capacity, fpp, BLOOM_LAYOUT_SPARK, "Spark", s, errbuf);
 }
 
 bool
 bf_spark2_shape_for(double capacity, double fpp, BloomShape *s, char *errbuf)
 {
-	return spark_shape(capacity, fpp, BLOOM_LAYOUT_SPARK2, s, errbuf);
+	return bf_java_shape_for(capacity, fpp, BLOOM_LAYOUT_SPARK2, "Spark", s, errbuf);
 }
 
 bool
@@ -58,30 +34,11 @@ bf_spark_shape_check(const BloomShape *s, char *errbuf)
  * Positions
  * --------------------------------------------------------------------- */
 
-bool
-bf_spark_insert(BloomFilter *f, BloomHash h)
+/* Version 1: a and b are the two 32-bit murmur3 hashes, h1 and h2. */
+static inline bool
+walk_v1(uint64_t *words, const BfModulus *mod, uint32_t k, BloomHash h, bool insert)
 {
-	BfModulus	mod = bf_modulus(f->nbits);
-	bool		changed = bf_positions_int32(f->words, &mod, f->nhashes,
-											 (uint32_t) h.h1, (uint32_t) h.h2, true);
-
-	bf_count_insert(f);
-	return changed;
-}
-
-bool
-bf_spark_query(const BloomFilter *f, BloomHash h)
-{
-	BfModulus	mod = bf_modulus(f->nbits);
-
-	return bf_spark_query_mod(f, h, &mod);
-}
-
-bool
-bf_spark_query_mod(const BloomFilter *f, BloomHash h, const BfModulus *mod)
-{
-	return bf_positions_int32((uint64_t *) f->words, mod, f->nhashes,
-							  (uint32_t) h.h1, (uint32_t) h.h2, false);
+	return bf_positions_int32(words, mod, k, (uint32_t) h.h1, (uint32_t) h.h2, insert);
 }
 
 /* Version 2: a 64-bit running combination, complemented in place when negative. */
@@ -94,43 +51,17 @@ walk_v2(uint64_t *words, const BfModulus *mod, uint32_t k, BloomHash h, bool ins
 
 	for (uint32_t i = 0; i < k; i++)
 	{
-		uint64_t	pos;
-
 		c = (int64_t) ((uint64_t) c + (uint64_t) step);
 		if (c < 0)
 			c = ~c;
-		pos = bf_mod((uint64_t) c, mod);
-		if (insert)
-			changed |= bf_set_bit(words, pos);
-		else if (!bf_test_bit(words, pos))
+		if (!bf_walk_bit(words, bf_mod((uint64_t) c, mod), insert, &changed))
 			return false;
 	}
 	return insert ? changed : true;
 }
 
-bool
-bf_spark2_insert(BloomFilter *f, BloomHash h)
-{
-	BfModulus	mod = bf_modulus(f->nbits);
-	bool		changed = walk_v2(f->words, &mod, f->nhashes, h, true);
-
-	bf_count_insert(f);
-	return changed;
-}
-
-bool
-bf_spark2_query(const BloomFilter *f, BloomHash h)
-{
-	BfModulus	mod = bf_modulus(f->nbits);
-
-	return bf_spark2_query_mod(f, h, &mod);
-}
-
-bool
-bf_spark2_query_mod(const BloomFilter *f, BloomHash h, const BfModulus *mod)
-{
-	return walk_v2((uint64_t *) f->words, mod, f->nhashes, h, false);
-}
+BF_JAVA_WALK_ENTRIES(bf_spark, walk_v1)
+BF_JAVA_WALK_ENTRIES(bf_spark2, walk_v2)
 
 /* Positions are spread over the whole array: nothing worth loading early. */
 void
@@ -138,25 +69,4 @@ bf_spark_prefetch(const BloomFilter *f, BloomHash h)
 {
 	(void) f;
 	(void) h;
-}
-
-/* See bf_splitblock_contains_value: a foreign filter never denies a stored-scheme hash. */
-bool
-bf_spark_contains_value(const BloomFilter *f, uint64_t value_hash)
-{
-	(void) f;
-	(void) value_hash;
-	return true;
-}
-
-double
-bf_spark_estimate_count(const BloomFilter *f)
-{
-	return bf_anywhere_estimate_count(f);
-}
-
-double
-bf_spark_estimate_fpp(const BloomFilter *f)
-{
-	return bf_anywhere_estimate_fpp(f);
 }

@@ -16,7 +16,7 @@
 #ifndef LAYOUT_SPARK_H
 #define LAYOUT_SPARK_H
 
-#include "foreign_positions.h"
+#include "interop_positions.h"
 
 /* The query with the modulus of f->nbits prepared by the caller, once per filter. */
 extern bool bf_spark_query_mod(const BloomFilter *f, BloomHash h, const BfModulus *mod);
@@ -30,9 +30,11 @@ extern bool bf_spark_query(const BloomFilter *f, BloomHash h);
 extern bool bf_spark2_insert(BloomFilter *f, BloomHash h);
 extern bool bf_spark2_query(const BloomFilter *f, BloomHash h);
 extern void bf_spark_prefetch(const BloomFilter *f, BloomHash h);
-extern bool bf_spark_contains_value(const BloomFilter *f, uint64_t value_hash);
-extern double bf_spark_estimate_count(const BloomFilter *f);
-extern double bf_spark_estimate_fpp(const BloomFilter *f);
+
+/* what every Java bit array does alike (interop_positions.h) */
+#define bf_spark_contains_value		bf_java_contains_value
+#define bf_spark_estimate_count		bf_anywhere_estimate_count
+#define bf_spark_estimate_fpp			bf_anywhere_estimate_fpp
 
 #define bf_spark2_shape_check		bf_spark_shape_check
 #define bf_spark2_prefetch			bf_spark_prefetch

@@ -128,8 +128,8 @@ bf_splitblock_prefetch(const BloomFilter *f, BloomHash h)
 }
 
 /*
- * A value hash of the stored schemes means nothing to a foreign filter:
- * never deny (its callers hash by the foreign system and call the query).
+ * A value hash of the stored schemes means nothing to an interop filter:
+ * never deny (its callers hash by the other system and call the query).
  */
 bool
 bf_splitblock_contains_value(const BloomFilter *f, uint64_t value_hash)

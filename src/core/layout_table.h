@@ -72,7 +72,7 @@ typedef struct LayoutOps
 } LayoutOps;
 
 /* Rows of the table: every value of the layout byte a filter may carry. */
-#define BF_LAYOUT_ROWS	(BLOOM_LAYOUT_LAST_FOREIGN + 1)
+#define BF_LAYOUT_ROWS	(BLOOM_LAYOUT_LAST_INTEROP + 1)
 
 /* Indexed by BLOOM_LAYOUT_*, the stored layout byte (filter.c). */
 extern const LayoutOps bf_layout_table[BF_LAYOUT_ROWS];

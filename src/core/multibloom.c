@@ -68,7 +68,7 @@ part_layout_check(uint8_t layout, int i, int nattrs, char *errbuf)
 {
 	char		name[32];
 
-	if (bf_layout_foreign(layout))
+	if (bf_layout_interop(layout))
 	{
 		/* other systems' bits hash the value alone, not a row's attributes */
 		part_name(i, nattrs, name, sizeof(name));

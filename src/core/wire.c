@@ -103,17 +103,17 @@ header_check(const BloomFilter *h, const BloomShape *s, char *errbuf)
 				 (unsigned) scheme, BLOOM_HASH_SCHEME_NEWEST);
 		return false;
 	}
-	/* the foreign scheme goes with the foreign layouts, and only with them */
-	if ((scheme == BLOOM_HASH_SCHEME_FOREIGN) != bf_layout_foreign(s->layout))
+	/* the interop scheme goes with the interop layouts, and only with them */
+	if ((scheme == BLOOM_HASH_SCHEME_INTEROP) != bf_layout_interop(s->layout))
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "hash scheme %u does not go with layout \"%s\"",
 				 (unsigned) scheme, bf_layout_name(s->layout));
 		return false;
 	}
-	if (bf_layout_foreign(s->layout) &&
-		((h->seed & ~BF_FOREIGN_KNOWN_BITS) != 0 || bf_foreign_encoding(h->seed) > BF_ENC_LAST ||
-		 bf_foreign_tsunit(h->seed) > BF_TSUNIT_NANOS))
+	if (bf_layout_interop(s->layout) &&
+		((h->seed & ~BF_INTEROP_KNOWN_BITS) != 0 || bf_interop_encoding(h->seed) > BF_ENC_LAST ||
+		 bf_interop_tsunit(h->seed) > BF_TSUNIT_NANOS))
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "unknown value encoding 0x%016llx of a foreign layout",

@@ -13,7 +13,7 @@
 #include "utils/builtins.h"
 
 #include "types/bloomfilter.h"
-#include "types/foreign_value.h"
+#include "types/interop_value.h"
 #include "core/hash_records.h"
 
 PG_FUNCTION_INFO_V1(bloom_empty);
@@ -138,13 +138,13 @@ bloom_add(PG_FUNCTION_ARGS)
 
 	cache = bloom_call_cache(fcinfo, 1);
 	in = PG_GETARG_BLOOM(0);
-	if (bf_layout_foreign(in->layout))
+	if (bf_layout_interop(in->layout))
 	{
-		/* the foreign system's hash of the value's foreign bytes */
-		ForeignEncoder *enc = bloom_foreign_encoder_for_arg(fcinfo, &cache->foreign, in, 1);
+		/* the other system's hash of the value's interop bytes */
+		InteropEncoder *enc = bloom_interop_encoder_for_arg(fcinfo, &cache->interop, in, 1);
 
 		f = filter_copy(in);
-		bf_insert(f, bloom_foreign_hash(enc, f, PG_GETARG_DATUM(1)));
+		bf_insert(f, bloom_interop_hash(enc, f, PG_GETARG_DATUM(1)));
 		PG_RETURN_BLOOM(f);
 	}
 	hash = bloom_hasher_value_hash(&cache->hashers[0], PG_GETARG_DATUM(1), in->seed,
@@ -197,25 +197,25 @@ sink_add(AddAllSink *sink, uint64 hash)
 }
 
 /*
- * bloom_add_all of a foreign filter: each element's foreign hash, inserted
+ * bloom_add_all of an interop filter: each element's interop hash, inserted
  * through the prefetching inserter.
  */
 static BloomFilter *
-foreign_add_all(FilterCallCache *cache, const BloomFilter *in, ArrayType *values)
+interop_add_all(FilterCallCache *cache, const BloomFilter *in, ArrayType *values)
 {
 	BloomFilter *f = filter_copy(in);
-	ForeignEncoder enc;
+	InteropEncoder enc;
 	BfInserter	inserter;
 	ArrayIterator it = array_create_iterator(values, 0, NULL);
 	Datum		elem;
 	bool		isnull;
 
-	bloom_foreign_encoder_prepare(&enc, f, cache->elemtype);
+	bloom_interop_encoder_prepare(&enc, f, cache->elemtype);
 	bf_inserter_init(&inserter);
 	while (array_iterate(it, &elem, &isnull))
 	{
 		if (!isnull)
-			bf_inserter_add(&inserter, f, bloom_foreign_hash(&enc, f, elem));
+			bf_inserter_add(&inserter, f, bloom_interop_hash(&enc, f, elem));
 	}
 	array_free_iterator(it);
 	bf_inserter_flush(&inserter, f);
@@ -242,8 +242,8 @@ bloom_add_all(PG_FUNCTION_ARGS)
 	cache = array_call_cache(fcinfo, values);
 	hasher = &cache->hashers[0];
 	in = PG_GETARG_BLOOM(0);
-	if (bf_layout_foreign(in->layout))
-		PG_RETURN_BLOOM(foreign_add_all(cache, in, values));
+	if (bf_layout_interop(in->layout))
+		PG_RETURN_BLOOM(interop_add_all(cache, in, values));
 	nitems = ArrayGetNItems(ARR_NDIM(values), ARR_DIMS(values));
 	memset(&sink, 0, sizeof(sink));
 	if (bf_is_explicit(in))
@@ -292,8 +292,8 @@ contains(FunctionCallInfo fcinfo, int filter_argno, int value_argno)
 	const BloomFilter *f = filter_arg_cached(fcinfo, filter_argno, &cache->filter_arg,
 											 &bloom_type);
 
-	if (unlikely(bf_layout_foreign(f->layout)))
-		return bloom_foreign_contains(bloom_foreign_encoder_for_arg(fcinfo, &cache->foreign,
+	if (unlikely(bf_layout_interop(f->layout)))
+		return bloom_interop_contains(bloom_interop_encoder_for_arg(fcinfo, &cache->interop,
 																	f, value_argno),
 									  f, PG_GETARG_DATUM(value_argno));
 	return bf_contains_value(f, bloom_hasher_value_hash(&cache->hashers[0],

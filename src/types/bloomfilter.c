@@ -271,15 +271,15 @@ bloom_check_compatible(const BloomFilter *a, const BloomFilter *b, const char *o
 
 	if (bf_compatible(a, b, errbuf))
 		return;
-	/* a foreign layout against another layout: other systems' bits */
-	if ((bf_layout_foreign(a->layout) || bf_layout_foreign(b->layout)) && a->layout != b->layout)
+	/* an interop layout against another layout: other systems' bits */
+	if ((bf_layout_interop(a->layout) || bf_layout_interop(b->layout)) && a->layout != b->layout)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot %s a bloom filter of layout \"%s\" with one of layout \"%s\"",
 						operation, bf_layout_name(a->layout), bf_layout_name(b->layout)),
 				 errdetail("A foreign filter holds its values as the system that writes it places them, which no other layout shares."),
 				 errhint("Combine filters of one format and shape; build the other in that layout, e.g. bloom_agg(value, capacity, fpp, '%s').",
-						 bf_layout_name(bf_layout_foreign(a->layout) ? a->layout : b->layout))));
+						 bf_layout_name(bf_layout_interop(a->layout) ? a->layout : b->layout))));
 	/*
 	 * scheme 3 against 1 or 2, lists included (their hashes differ for
 	 * wide values); or two bit arrays of schemes 1 and 2 (lists have no

@@ -342,8 +342,8 @@ typedef struct FilterCallCache
 	int16		elemlen;		/* and how it is stored */
 	bool		elembyval;
 	char		elemalign;
-	void	   *foreign;		/* a foreign filter's value encoder
-								 * (types/foreign_value.h), or NULL */
+	void	   *interop;		/* an interop filter's value encoder
+								 * (types/interop_value.h), or NULL */
 	int			nhashers;
 	BloomHasher hashers[FLEXIBLE_ARRAY_MEMBER];	/* one per value position */
 } FilterCallCache;

@@ -1,70 +1,21 @@
-/*
+/*-------------------------------------------------------------------------
+ *
  * foreign_value.h
- *	  How SQL values become the bytes a foreign system hashes (Parquet's
- *	  plain encoding of a physical type, the bytes of a Guava funnel, the
- *	  input of Spark SQL's xxhash64), and the options that choose it
- *	  (types/foreign_value.c, doc/interop.md).  The hash of those bytes and
- *	  the filter's bits are the core's (core/foreign_format.h).  Include
- *	  postgres.h first.
+ *	  The former name of interop_value.h, for the one file that still
+ *	  includes it (src/planner/batch_scan_exec.c): the header and the names
+ *	  it used, mapped onto the interop names.  Delete this file once that
+ *	  file includes types/interop_value.h and says InteropEncoder,
+ *	  bloom_interop_encoder_prepare and bloom_interop_hash.
+ *
+ *-------------------------------------------------------------------------
  */
 #ifndef BLOOMFILTER_FOREIGN_VALUE_H
 #define BLOOMFILTER_FOREIGN_VALUE_H
 
-#include "fmgr.h"
+#include "types/interop_value.h"
 
-#include "core/filter.h"
-#include "core/foreign_positions.h"
-
-/* How a value of one SQL type becomes foreign bytes (foreign_value.c). */
-typedef struct ForeignEncoder
-{
-	Oid			typid;			/* the value's SQL type */
-	uint8		layout;			/* resolved for this layout, */
-	uint64		seed;			/* foreign hashing word */
-	uint64		nbits;			/* and size: */
-	BfModulus	mod;			/* the positions' modulus, for bf_foreign_query */
-	int			kind;			/* the encoding, an EncodeKind */
-	int			source;			/* how the Datum is read, a SourceKind */
-} ForeignEncoder;
-
-/*
- * The foreign hashing word (the seed field of a foreign filter, bf_base.h)
- * that options (comma-separated key=value) give a filter of that layout,
- * or an ERROR naming an unknown or misplaced key or value.  building: the
- * options of bloom_empty or bloom_agg (Spark's version is then allowed;
- * it must match the layout).
- */
-extern uint64 bloom_foreign_options(const char *options, int *layout, bool building);
-
-/*
- * Sets up enc for values of typid in filter f, or an ERROR when the
- * filter's options and the type do not go together.  Cheap to call per row
- * once set: it only compares.
- */
-extern void bloom_foreign_encoder_prepare(ForeignEncoder *enc, const BloomFilter *f, Oid typid);
-
-/* The foreign system's hash of value in f (enc prepared for f). */
-extern BloomHash bloom_foreign_hash(const ForeignEncoder *enc, const BloomFilter *f, Datum value);
-
-/* True if f may hold value, as the foreign system answers (enc prepared for f). */
-extern bool bloom_foreign_contains(const ForeignEncoder *enc, const BloomFilter *f, Datum value);
-
-/*
- * The encoder of a call site for argument argno, kept in fn_extra's cache
- * (allocated in fn_mcxt on first use) and prepared for f.
- */
-extern ForeignEncoder *bloom_foreign_encoder_for_arg(FunctionCallInfo fcinfo, void **slot,
-													 const BloomFilter *f, int argno);
-
-/* The foreign layout of a name used to build ("parquet", "guava", ...), or -1. */
-extern int	bloom_foreign_layout_from_name(const char *name);
-
-/*
- * The shape of bloom_empty(capacity, fpp, layout, options) and of bloom_agg
- * with options, and the foreign hashing word to give the filter (0 for a
- * native layout, which takes no options), or an ERROR.
- */
-extern uint64 bloom_foreign_shape(int64 capacity, double fpp, const char *layout_name,
-								  const char *options, BloomShape *shape);
+#define ForeignEncoder					InteropEncoder
+#define bloom_foreign_encoder_prepare	bloom_interop_encoder_prepare
+#define bloom_foreign_hash				bloom_interop_hash
 
 #endif							/* BLOOMFILTER_FOREIGN_VALUE_H */

@@ -9,7 +9,7 @@
  *	  edge cases (every header field just out of range, truncated and padded
  *	  payloads, tail bits, bad base64, multibloom part lengths and seeds).
  *
- *	  DIR/fuzz_foreign gets filters of each foreign layout exported in its
+ *	  DIR/fuzz_interop gets filters of each interop layout exported in its
  *	  formats (the first byte names the format), and damaged copies.
  *
  *	  Usage: make_seeds DIR    (run by `make fuzz-seeds`)
@@ -23,7 +23,7 @@
 #include "unit.h"				/* the tests' multibloom part shapes */
 
 #include "core/base64.h"
-#include "core/foreign_format.h"
+#include "core/interop_format.h"
 #include "core/multibloom.h"
 
 static const char *outdir;
@@ -637,12 +637,12 @@ write_text_edge_cases(void)
 }
 
 /*
- * Seeds of fuzz_foreign: a filter of each foreign layout with a few values,
+ * Seeds of fuzz_interop: a filter of each interop layout with a few values,
  * exported in each format of its layout, then truncated, padded and with
  * its first bytes flipped.
  */
 static void
-write_foreign_seeds(void)
+write_interop_seeds(void)
 {
 	static const struct
 	{
@@ -676,25 +676,25 @@ write_foreign_seeds(void)
 		bf_init(f, &s);
 		f->seed |= cases[i].seed;
 		for (uint64_t v = 0; v < 10; v++)
-			bf_insert(f, bf_foreign_hash_int(f, v * 7919, 8));
-		n = bf_foreign_export_bytes(f, cases[i].format, errbuf);
+			bf_insert(f, bf_interop_hash_int(f, v * 7919, 8));
+		n = bf_interop_export_bytes(f, cases[i].format, errbuf);
 		if (n == 0)
 		{
 			fprintf(stderr, "%s: %s\n", cases[i].tag, errbuf);
 			exit(1);
 		}
 		out = malloc(n + 1);
-		bf_foreign_export(f, cases[i].format, out);
-		snprintf(name, sizeof(name), "foreign-%s", cases[i].tag);
+		bf_interop_export(f, cases[i].format, out);
+		snprintf(name, sizeof(name), "interop-%s", cases[i].tag);
 		write_seed(name, (uint8_t) cases[i].format, out, n);
-		snprintf(name, sizeof(name), "foreign-%s-truncated", cases[i].tag);
+		snprintf(name, sizeof(name), "interop-%s-truncated", cases[i].tag);
 		write_seed(name, (uint8_t) cases[i].format, out, n - 1);
 		out[n] = 0;
-		snprintf(name, sizeof(name), "foreign-%s-padded", cases[i].tag);
+		snprintf(name, sizeof(name), "interop-%s-padded", cases[i].tag);
 		write_seed(name, (uint8_t) cases[i].format, out, n + 1);
 		out[0] ^= 0xff;
 		out[1] ^= 0x80;
-		snprintf(name, sizeof(name), "foreign-%s-damaged", cases[i].tag);
+		snprintf(name, sizeof(name), "interop-%s-damaged", cases[i].tag);
 		write_seed(name, (uint8_t) cases[i].format, out, n);
 		free(out);
 		free(f);
@@ -743,7 +743,7 @@ main(int argc, char **argv)
 	BloomFilter *first_classic = NULL;
 	char		bloom_dir[1024],
 				mb_dir[1024],
-				foreign_dir[1024];
+				interop_dir[1024];
 
 	if (argc != 2)
 	{
@@ -752,10 +752,10 @@ main(int argc, char **argv)
 	}
 	snprintf(bloom_dir, sizeof(bloom_dir), "%s/fuzz_bloom", argv[1]);
 	snprintf(mb_dir, sizeof(mb_dir), "%s/fuzz_multibloom", argv[1]);
-	snprintf(foreign_dir, sizeof(foreign_dir), "%s/fuzz_foreign", argv[1]);
+	snprintf(interop_dir, sizeof(interop_dir), "%s/fuzz_interop", argv[1]);
 	mkdir(argv[1], 0755);
 	if (mkdir(bloom_dir, 0755) != 0 || mkdir(mb_dir, 0755) != 0 ||
-		mkdir(foreign_dir, 0755) != 0)
+		mkdir(interop_dir, 0755) != 0)
 	{
 		perror("mkdir");
 		return 1;
@@ -813,9 +813,9 @@ main(int argc, char **argv)
 	write_text_edge_cases();
 	printf("wrote %d seeds to %s\n", nseeds, outdir);
 
-	outdir = foreign_dir;
+	outdir = interop_dir;
 	nseeds = 0;
-	write_foreign_seeds();
+	write_interop_seeds();
 	printf("wrote %d seeds to %s\n", nseeds, outdir);
 	return 0;
 }

@@ -27,6 +27,11 @@ SELECT bloom_import('\x1580011c1c0000'::bytea, 'parquet_header');
 SELECT bloom_import(('\x1540' || '2c1c0000' || '1c1c0000' || '1c1c000000' || repeat('00', 32))::bytea, 'parquet_header');
 SELECT bloom_import(('\x1540' || '1c1c0000' || '1c2c0000' || '1c1c000000' || repeat('00', 32))::bytea, 'parquet_header');
 SELECT bloom_import(('\x1540' || '1c1c0000' || '1c1c000000' || repeat('00', 32))::bytea, 'parquet_header');
+-- A filter as it sits in a file (its header, then the bitset) given as
+-- 'parquet': the hint names 'parquet_header'.  Bytes that only begin like a
+-- header (field 1, then no algorithm) get none.
+SELECT bloom_import(bloom_export(bloom_empty(10, 0.01, 'parquet'), 'parquet_header'), 'parquet');
+SELECT bloom_import(('\x1500' || repeat('00', 47))::bytea, 'parquet');
 
 -- Guava: unknown strategy, truncated words, trailing bytes, absurd sizes.
 SELECT bloom_import('\x0204000000010000000000000000'::bytea, 'guava');

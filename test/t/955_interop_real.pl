@@ -1,4 +1,4 @@
-# Foreign filter formats against the real systems: Guava itself (Debian's
+# Interop filter formats against the real systems: Guava itself (Debian's
 # libguava-java) writes and reads 'guava' filters, DuckDB (its Node API)
 # writes Parquet files whose split-block filters are imported and reads a
 # file carrying a filter exported from here, and Spark's formats are checked

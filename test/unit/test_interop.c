@@ -1,6 +1,6 @@
 /*
- * test_foreign.c
- *	  The foreign formats' core: the hashes against published known answers
+ * test_interop.c
+ *	  The interop formats' core: the hashes against published known answers
  *	  (XXH64's reference values, Guava's murmur3_128 and murmur3_32 as Guava
  *	  computes them, which Spark's Murmur3_x86_32 suite also lists), filters
  *	  Guava 31 wrote (BloomFilter.create, put, writeTo) read and rebuilt bit
@@ -8,9 +8,9 @@
  */
 #include "unit.h"
 
-#include "core/foreign_format.h"
-#include "core/foreign_hash.h"
-#include "core/foreign_positions.h"
+#include "core/interop_format.h"
+#include "core/interop_hash.h"
+#include "core/interop_positions.h"
 #include "core/layout_splitblock.h"
 
 static size_t
@@ -116,17 +116,17 @@ alloc_filter(const BloomShape *s)
 static BloomFilter *
 import(const uint8_t *buf, size_t len, int format)
 {
-	BfForeignImport in;
+	BfInteropImport in;
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 	BloomFilter *f;
 
-	if (!bf_foreign_parse(buf, len, format, &in, errbuf))
+	if (!bf_interop_parse(buf, len, format, &in, errbuf))
 	{
 		fprintf(stderr, "import: %s\n", errbuf);
 		return NULL;
 	}
 	f = alloc_filter(&in.shape);
-	bf_foreign_fill(buf, &in, 0, f);
+	bf_interop_fill(buf, &in, 0, f);
 	return f;
 }
 
@@ -135,13 +135,13 @@ static void
 check_export(const BloomFilter *f, int format, const uint8_t *bytes, size_t len)
 {
 	char		errbuf[BLOOM_ERRBUF_SIZE];
-	uint64_t	n = bf_foreign_export_bytes(f, format, errbuf);
+	uint64_t	n = bf_interop_export_bytes(f, format, errbuf);
 	uint8_t    *out = malloc(n ? n : 1);
 
 	CHECK_EQ_U64(n, len);
 	if (n == len)
 	{
-		bf_foreign_export(f, format, out);
+		bf_interop_export(f, format, out);
 		CHECK(memcmp(out, bytes, len) == 0);
 	}
 	free(out);
@@ -154,7 +154,7 @@ long_hash(const BloomFilter *f, int64_t v)
 
 	for (int i = 0; i < 8; i++)
 		le[i] = (uint8_t) ((uint64_t) v >> (8 * i));
-	return bf_foreign_hash_bytes(f, le, 8);
+	return bf_interop_hash_bytes(f, le, 8);
 }
 
 /*
@@ -209,15 +209,78 @@ test_guava(void)
 	{
 		uint8_t		le4[4] = {42, 0, 0, 0};
 
-		bf_insert(g, bf_foreign_hash_bytes(g, le4, 4));
+		bf_insert(g, bf_interop_hash_bytes(g, le4, 4));
 	}
 	check_export(g, BF_FORMAT_GUAVA, buf, len);
 	free(g);
 
 	len = unhex(guava_str, buf);
 	g = alloc_filter(&s);
-	bf_insert(g, bf_foreign_hash_bytes(g, "h\xc3\xa9llo", 6));
+	bf_insert(g, bf_interop_hash_bytes(g, "h\xc3\xa9llo", 6));
 	check_export(g, BF_FORMAT_GUAVA, buf, len);
+	free(g);
+}
+
+/*
+ * The other Java layouts built here value by value, against the bytes their
+ * writers give (the vectors of test/sql/071 and 072): Guava's MITZ_32 (Guava
+ * 31.1 wrote it), Spark's versions 1 and 2 (computed from Spark's source).
+ * Each pins its layout's walk of a value's positions.
+ */
+static const char *guava32_longs =
+	"0006000000072002000000000080000000000000410001000004200000004000002000010000000000000000"
+	"000000002801021000001000000002000000";
+static const char *spark1_longs =
+	"00000001000000050000000c0000000000000000000800000008000004000001000000000000000000000000"
+	"0000000000000022000000000000000000000000000000000000000010000001008000000000000000000000"
+	"2000000001000000008000000000100000040020";
+static const char *spark2_raw =
+	"0000000200000005000000070000000c0000020000000000000000000200000000000000000000002000000000"
+	"0000000000000008000000000020000000000000000000000000800208000000000000000000000002000000"
+	"0000008000002000200000000200000000000020000800";
+
+static void
+test_java_vectors(void)
+{
+	static const int64_t mitz32_values[] = {1, -5, INT64_C(1) << 40};
+	uint8_t		buf[256];
+	size_t		len;
+	BloomShape	s;
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	BloomFilter *g;
+
+	/* Guava: create(longFunnel(), 50, 0.02, MURMUR128_MITZ_32), put 1, -5, 2^40 */
+	len = unhex(guava32_longs, buf);
+	CHECK(bf_shape_for(50, 0.02, BLOOM_LAYOUT_GUAVA32, &s, errbuf));
+	g = alloc_filter(&s);
+	for (int i = 0; i < 3; i++)
+		bf_insert(g, long_hash(g, (uint64_t) mitz32_values[i]));
+	for (int i = 0; i < 3; i++)
+		CHECK(bf_query(g, long_hash(g, (uint64_t) mitz32_values[i])));
+	check_export(g, BF_FORMAT_GUAVA, buf, len);
+	free(g);
+
+	/* Spark version 1: create(100, 0.03), putLong(xxhash64(x)) for x = 1, 2, 3 */
+	len = unhex(spark1_longs, buf);
+	CHECK(bf_shape_for(100, 0.03, BLOOM_LAYOUT_SPARK, &s, errbuf));
+	g = alloc_filter(&s);
+	for (int64_t v = 1; v <= 3; v++)
+		bf_insert(g, long_hash(g, (uint64_t) v));
+	for (int64_t v = 1; v <= 3; v++)
+		CHECK(bf_query(g, long_hash(g, (uint64_t) v)));
+	check_export(g, BF_FORMAT_SPARK, buf, len);
+	free(g);
+
+	/* Spark version 2, seed 7: create(100, 0.03), putLong(x) for x = 1, 2, 3 */
+	len = unhex(spark2_raw, buf);
+	CHECK(bf_shape_for(100, 0.03, BLOOM_LAYOUT_SPARK2, &s, errbuf));
+	g = alloc_filter(&s);
+	g->seed = 7 | BF_INTEROP_RAW_LONGS;
+	for (uint64_t v = 1; v <= 3; v++)
+		bf_insert(g, bf_interop_hash_long(g, v));
+	for (uint64_t v = 1; v <= 3; v++)
+		CHECK(bf_query(g, bf_interop_hash_long(g, v)));
+	check_export(g, BF_FORMAT_SPARK, buf, len);
 	free(g);
 }
 
@@ -249,9 +312,9 @@ test_round_trips(void)
 			f->seed = 12345;
 		for (int64_t v = 0; v < 1000; v++)
 			bf_insert(f, long_hash(f, v * 7919));
-		n = bf_foreign_export_bytes(f, formats[i], errbuf);
+		n = bf_interop_export_bytes(f, formats[i], errbuf);
 		out = malloc(n);
-		bf_foreign_export(f, formats[i], out);
+		bf_interop_export(f, formats[i], out);
 		g = import(out, n, formats[i]);
 		CHECK(g != NULL);
 		if (g != NULL)
@@ -268,7 +331,7 @@ test_round_trips(void)
 			free(g);
 		}
 		/* the other formats refuse it */
-		CHECK_EQ_U64(bf_foreign_export_bytes(f, formats[(i + 1) % 5] == formats[i]
+		CHECK_EQ_U64(bf_interop_export_bytes(f, formats[(i + 1) % 5] == formats[i]
 											 ? BF_FORMAT_PARQUET : formats[(i + 1) % 5], errbuf), 0);
 		free(out);
 		free(f);
@@ -283,7 +346,7 @@ test_parquet(void)
 	uint8_t		buf[16 + 64];
 	BloomFilter *f;
 	char		errbuf[BLOOM_ERRBUF_SIZE];
-	BfForeignImport in;
+	BfInteropImport in;
 
 	/* numBytes 64 is zigzag 128: varint 0x80 0x01 */
 	memset(buf, 0, sizeof(buf));
@@ -302,18 +365,18 @@ test_parquet(void)
 	CHECK_EQ_U64(bf_splitblock_bytes_for(1e12, 0.01), BF_SPLITBLOCK_MAX_BYTES);
 
 	/* refusals */
-	CHECK(!bf_foreign_parse(buf, sizeof(buf) - 1, BF_FORMAT_PARQUET_HEADER, &in, errbuf));
+	CHECK(!bf_interop_parse(buf, sizeof(buf) - 1, BF_FORMAT_PARQUET_HEADER, &in, errbuf));
 	CHECK(strstr(errbuf, "numBytes 64") != NULL);
-	CHECK(!bf_foreign_parse(buf, 10, BF_FORMAT_PARQUET_HEADER, &in, errbuf));
+	CHECK(!bf_interop_parse(buf, 10, BF_FORMAT_PARQUET_HEADER, &in, errbuf));
 	CHECK(strstr(errbuf, "truncated") != NULL);
 	buf[5] = 0x1c;				/* a member inside BLOCK */
-	CHECK(!bf_foreign_parse(buf, sizeof(buf), BF_FORMAT_PARQUET_HEADER, &in, errbuf));
+	CHECK(!bf_interop_parse(buf, sizeof(buf), BF_FORMAT_PARQUET_HEADER, &in, errbuf));
 	buf[5] = 0x00;
 	buf[4] = 0x2c;				/* algorithm field 2: not BLOCK */
-	CHECK(!bf_foreign_parse(buf, sizeof(buf), BF_FORMAT_PARQUET_HEADER, &in, errbuf));
+	CHECK(!bf_interop_parse(buf, sizeof(buf), BF_FORMAT_PARQUET_HEADER, &in, errbuf));
 	CHECK(strstr(errbuf, "algorithm") != NULL);
-	CHECK(!bf_foreign_parse(buf, 48, BF_FORMAT_PARQUET, &in, errbuf));
-	CHECK(!bf_foreign_parse(buf, 0, BF_FORMAT_PARQUET, &in, errbuf));
+	CHECK(!bf_interop_parse(buf, 48, BF_FORMAT_PARQUET, &in, errbuf));
+	CHECK(!bf_interop_parse(buf, 0, BF_FORMAT_PARQUET, &in, errbuf));
 }
 
 static void
@@ -321,38 +384,38 @@ test_java_refusals(void)
 {
 	uint8_t		buf[64];
 	char		errbuf[BLOOM_ERRBUF_SIZE];
-	BfForeignImport in;
+	BfInteropImport in;
 
 	memset(buf, 0, sizeof(buf));
 	buf[0] = 2;					/* strategy */
 	buf[1] = 3;
 	buf[5] = 1;
-	CHECK(!bf_foreign_parse(buf, 14, BF_FORMAT_GUAVA, &in, errbuf));
+	CHECK(!bf_interop_parse(buf, 14, BF_FORMAT_GUAVA, &in, errbuf));
 	CHECK(strstr(errbuf, "strategy 2") != NULL);
 	buf[0] = 1;
-	CHECK(bf_foreign_parse(buf, 14, BF_FORMAT_GUAVA, &in, errbuf));
-	CHECK(!bf_foreign_parse(buf, 13, BF_FORMAT_GUAVA, &in, errbuf));
-	CHECK(!bf_foreign_parse(buf, 22, BF_FORMAT_GUAVA, &in, errbuf));
+	CHECK(bf_interop_parse(buf, 14, BF_FORMAT_GUAVA, &in, errbuf));
+	CHECK(!bf_interop_parse(buf, 13, BF_FORMAT_GUAVA, &in, errbuf));
+	CHECK(!bf_interop_parse(buf, 22, BF_FORMAT_GUAVA, &in, errbuf));
 	buf[2] = 0x7f;				/* 2^31 - 2^24 ... words: absurd, no allocation */
-	CHECK(!bf_foreign_parse(buf, 14, BF_FORMAT_GUAVA, &in, errbuf));
+	CHECK(!bf_interop_parse(buf, 14, BF_FORMAT_GUAVA, &in, errbuf));
 	buf[2] = 0;
 	buf[1] = 0;					/* no hash function */
-	CHECK(!bf_foreign_parse(buf, 14, BF_FORMAT_GUAVA, &in, errbuf));
+	CHECK(!bf_interop_parse(buf, 14, BF_FORMAT_GUAVA, &in, errbuf));
 
 	memset(buf, 0, sizeof(buf));
 	buf[3] = 3;					/* version 3 */
 	buf[7] = 2;
 	buf[11] = 1;
-	CHECK(!bf_foreign_parse(buf, 20, BF_FORMAT_SPARK, &in, errbuf));
+	CHECK(!bf_interop_parse(buf, 20, BF_FORMAT_SPARK, &in, errbuf));
 	CHECK(strstr(errbuf, "version 3") != NULL);
 	buf[3] = 1;
-	CHECK(bf_foreign_parse(buf, 20, BF_FORMAT_SPARK, &in, errbuf));
+	CHECK(bf_interop_parse(buf, 20, BF_FORMAT_SPARK, &in, errbuf));
 	CHECK_EQ_U64(in.shape.layout, BLOOM_LAYOUT_SPARK);
 	buf[3] = 2;					/* version 2 has a seed before the count */
-	CHECK(!bf_foreign_parse(buf, 20, BF_FORMAT_SPARK, &in, errbuf));
+	CHECK(!bf_interop_parse(buf, 20, BF_FORMAT_SPARK, &in, errbuf));
 	buf[15] = 1;
-	CHECK(bf_foreign_parse(buf, 24, BF_FORMAT_SPARK, &in, errbuf));
-	CHECK(!bf_foreign_parse(buf, 5, BF_FORMAT_SPARK, &in, errbuf));
+	CHECK(bf_interop_parse(buf, 24, BF_FORMAT_SPARK, &in, errbuf));
+	CHECK(!bf_interop_parse(buf, 5, BF_FORMAT_SPARK, &in, errbuf));
 }
 
 /* The division-free remainder of the positions is the remainder. */
@@ -401,7 +464,7 @@ test_int_shortcuts(void)
 
 			CHECK(bf_shape_for(1000, 0.01, layouts[i], &s, errbuf));
 			f = alloc_filter(&s);
-			f->seed = raw ? BF_FOREIGN_RAW_LONGS | 99 : 0;
+			f->seed = raw ? BF_INTEROP_RAW_LONGS | 99 : 0;
 			mod = bf_modulus(f->nbits);
 			for (uint64_t v = 0; v < 2000; v++)
 			{
@@ -412,15 +475,15 @@ test_int_shortcuts(void)
 
 				for (int j = 0; j < 8; j++)
 					le[j] = (uint8_t) (x >> (8 * j));
-				a = bf_foreign_hash_int(f, x, 8);
-				b = bf_foreign_hash_bytes(f, le, 8);
+				a = bf_interop_hash_int(f, x, 8);
+				b = bf_interop_hash_bytes(f, le, 8);
 				CHECK(a.h1 == b.h1 && a.h2 == b.h2);
-				a = bf_foreign_hash_int(f, (uint32_t) x, 4);
-				b = bf_foreign_hash_bytes(f, le, 4);
+				a = bf_interop_hash_int(f, (uint32_t) x, 4);
+				b = bf_interop_hash_bytes(f, le, 4);
 				CHECK(a.h1 == b.h1 && a.h2 == b.h2);
 				if (v % 2 == 0)
 					bf_insert(f, a);
-				CHECK(bf_foreign_query(f, &mod, a) == bf_query(f, a));
+				CHECK(bf_interop_query(f, &mod, a) == bf_query(f, a));
 			}
 			free(f);
 		}
@@ -434,9 +497,10 @@ main(void)
 	RUN(test_xxh64);
 	RUN(test_murmur);
 	RUN(test_guava);
+	RUN(test_java_vectors);
 	RUN(test_round_trips);
 	RUN(test_parquet);
 	RUN(test_java_refusals);
-	printf("foreign: %d passed, %d failed\n", unit_passed, unit_failed);
+	printf("interop: %d passed, %d failed\n", unit_passed, unit_failed);
 	return unit_failed != 0;
 }

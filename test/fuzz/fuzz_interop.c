@@ -1,14 +1,15 @@
 /*
- * fuzz_foreign.c
+ * fuzz_interop.c
  *	  libFuzzer target for the readers of other systems' filters
- *	  (core/foreign_format.c): the bytes bloom_import takes from a client
+ *	  (core/interop_format.c): the bytes bloom_import takes from a client
  *	  before PostgreSQL sees a filter.
  *
  *	  The first input byte picks the format (its low two bits: parquet,
  *	  parquet_header, guava, spark); the rest are the bytes.
- *	  bf_foreign_parse must accept or reject them without reading past the
- *	  end, with a reason when it rejects and, when it accepts, a shape that
- *	  passes bf_shape_check and a bitset that lies within the input.  An
+ *	  bf_interop_parse must accept or reject them without reading past the
+ *	  end, with a reason when it rejects (bf_interop_parse_hint reads them
+ *	  too) and, when it accepts, a shape that passes bf_shape_check and a
+ *	  bitset that lies within the input.  An
  *	  accepted filter is then filled, probed (bf_query against the batched
  *	  and prepared-modulus forms), exported in its own format and read back:
  *	  the bits, shape and seed must survive, and for the formats whose
@@ -22,7 +23,7 @@
 #include "fuzz.h"
 
 #include "core/filter.h"
-#include "core/foreign_format.h"
+#include "core/interop_format.h"
 
 static BloomFilter *
 alloc_filter(const BloomShape *s)
@@ -38,17 +39,19 @@ alloc_filter(const BloomShape *s)
 	return f;
 }
 
-/* The filter in buf, or NULL if bf_foreign_parse rejects it (with a reason). */
+/* The filter in buf, or NULL if bf_interop_parse rejects it (with a reason). */
 static BloomFilter *
-parse(const uint8_t *buf, size_t len, int format, BfForeignImport *in)
+parse(const uint8_t *buf, size_t len, int format, BfInteropImport *in)
 {
 	char		errbuf[BLOOM_ERRBUF_SIZE];
 	BloomFilter *f;
 
 	errbuf[0] = '\0';
-	if (!bf_foreign_parse(buf, len, format, in, errbuf))
+	if (!bf_interop_parse(buf, len, format, in, errbuf))
 	{
 		require_reason(errbuf);
+		/* the hint reads the same bytes, and speaks only of 'parquet' */
+		REQUIRE(bf_interop_parse_hint(buf, len, format) == NULL || format == BF_FORMAT_PARQUET);
 		return NULL;
 	}
 	REQUIRE(bf_shape_check(&in->shape, errbuf));
@@ -56,7 +59,7 @@ parse(const uint8_t *buf, size_t len, int format, BfForeignImport *in)
 	REQUIRE(in->bits_offset <= len);
 	REQUIRE((len - in->bits_offset) * 8 >= in->shape.nbits);
 	f = alloc_filter(&in->shape);
-	bf_foreign_fill(buf, in, 0, f);
+	bf_interop_fill(buf, in, 0, f);
 	return f;
 }
 
@@ -67,8 +70,8 @@ hash_of(const BloomFilter *f, const uint8_t *data, size_t len, unsigned i)
 
 	for (int j = 0; j < 8; j++)
 		v[j] = len ? data[(i * 5 + j) % len] ^ (uint8_t) i : (uint8_t) i;
-	return (i & 1) ? bf_foreign_hash_bytes(f, v, 1 + i % 8)
-		: bf_foreign_hash_int(f, i * 2654435761u, (i & 2) ? 8 : 4);
+	return (i & 1) ? bf_interop_hash_bytes(f, v, 1 + i % 8)
+		: bf_interop_hash_int(f, i * 2654435761u, (i & 2) ? 8 : 4);
 }
 
 /* Single, prepared-modulus and batched probes agree; inserted hashes are found. */
@@ -88,9 +91,9 @@ exercise(BloomFilter *f, const uint8_t *data, size_t len)
 	{
 		h[i] = hash_of(f, data, len, i);
 		hits += bf_query(f, h[i]);
-		REQUIRE(bf_foreign_query(f, &mod, h[i]) == bf_query(f, h[i]));
+		REQUIRE(bf_interop_query(f, &mod, h[i]) == bf_query(f, h[i]));
 	}
-	REQUIRE(bf_foreign_query_batch(f, &mod, h, N, found) == hits);
+	REQUIRE(bf_interop_query_batch(f, &mod, h, N, found) == hits);
 	REQUIRE(bf_query_batch(f, h, N, found) == hits);
 	for (unsigned i = 0; i < N; i++)
 		REQUIRE(found[i] == bf_query(f, h[i]));
@@ -113,20 +116,20 @@ canonical(int format)
 
 /* The filter's export in its own format reads back as the same filter. */
 static void
-round_trip(const BloomFilter *f, const BfForeignImport *in, int format,
+round_trip(const BloomFilter *f, const BfInteropImport *in, int format,
 		   const uint8_t *buf, size_t len)
 {
 	char		errbuf[BLOOM_ERRBUF_SIZE];
-	uint64_t	n = bf_foreign_export_bytes(f, format, errbuf);
+	uint64_t	n = bf_interop_export_bytes(f, format, errbuf);
 	uint8_t    *out;
-	BfForeignImport again;
+	BfInteropImport again;
 	BloomFilter *g;
 
 	REQUIRE(n > 0);
 	REQUIRE(n <= MAX_STRUCT_BYTES);
 	out = malloc(n);
 	REQUIRE(out != NULL);
-	bf_foreign_export(f, format, out);
+	bf_interop_export(f, format, out);
 	if (canonical(format))
 		REQUIRE(n == len && memcmp(out, buf, len) == 0);
 	g = parse(out, n, format, &again);
@@ -143,7 +146,7 @@ round_trip(const BloomFilter *f, const BfForeignImport *in, int format,
 	for (int other = 0; other < BF_NUM_FORMATS; other++)
 	{
 		errbuf[0] = '\0';
-		n = bf_foreign_export_bytes(f, other, errbuf);
+		n = bf_interop_export_bytes(f, other, errbuf);
 		if (n == 0)
 			require_reason(errbuf);
 	}
@@ -152,7 +155,7 @@ round_trip(const BloomFilter *f, const BfForeignImport *in, int format,
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	BfForeignImport in;
+	BfInteropImport in;
 	BloomFilter *f;
 	int			format;
 

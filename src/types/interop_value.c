@@ -1,10 +1,10 @@
 /*
- * foreign_value.c
- *	  SQL values as a foreign system's bytes (see foreign_value.h and
+ * interop_value.c
+ *	  SQL values as another system's bytes (see interop_value.h and
  *	  doc/interop.md): Parquet's plain encoding of a physical type, Guava's
  *	  funnels, the input of Spark SQL's xxhash64 or of Spark's putLong and
- *	  putBinary; the options that choose among them; and the foreign hash
- *	  of the bytes (core/foreign_format.h).
+ *	  putBinary; the options that choose among them; and the interop hash
+ *	  of the bytes (core/interop_format.h).
  */
 #include "postgres.h"
 
@@ -15,9 +15,9 @@
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
-#include "core/foreign_format.h"
+#include "core/interop_format.h"
 #include "types/bloomfilter.h"
-#include "types/foreign_value.h"
+#include "types/interop_value.h"
 
 /* What bytes a value becomes. */
 typedef enum EncodeKind
@@ -135,19 +135,19 @@ one_option(char *key, char *value, int *layout, bool building)
 	if (strcmp(key, "funnel") == 0)
 		return (uint64) encoding_option(key, value, BF_ENC_LONG, BF_ENC_BYTES,
 										"long, integer, string, unencoded_chars and bytes")
-			<< BF_FOREIGN_ENC_SHIFT;
+			<< BF_INTEROP_ENC_SHIFT;
 	if (strcmp(key, "type") == 0)
 		return (uint64) encoding_option(key, value, BF_ENC_INT32, BF_ENC_FIXED_LEN_BYTE_ARRAY,
 										"int32, int64, float, double, byte_array and fixed_len_byte_array")
-			<< BF_FOREIGN_ENC_SHIFT;
+			<< BF_INTEROP_ENC_SHIFT;
 	if (strcmp(key, "timestamp_unit") == 0)
 	{
 		if (strcmp(value, "micros") == 0)
-			return (uint64) BF_TSUNIT_MICROS << BF_FOREIGN_TSUNIT_SHIFT;
+			return (uint64) BF_TSUNIT_MICROS << BF_INTEROP_TSUNIT_SHIFT;
 		if (strcmp(value, "millis") == 0)
-			return (uint64) BF_TSUNIT_MILLIS << BF_FOREIGN_TSUNIT_SHIFT;
+			return (uint64) BF_TSUNIT_MILLIS << BF_INTEROP_TSUNIT_SHIFT;
 		if (strcmp(value, "nanos") == 0)
-			return (uint64) BF_TSUNIT_NANOS << BF_FOREIGN_TSUNIT_SHIFT;
+			return (uint64) BF_TSUNIT_NANOS << BF_INTEROP_TSUNIT_SHIFT;
 		bad_option(key, value, "micros, millis and nanos");
 	}
 	if (strcmp(key, "hash") == 0)
@@ -155,7 +155,7 @@ one_option(char *key, char *value, int *layout, bool building)
 		if (strcmp(value, "xxhash64") == 0)
 			return 0;
 		if (strcmp(value, "none") == 0)
-			return BF_FOREIGN_RAW_LONGS;
+			return BF_INTEROP_RAW_LONGS;
 		bad_option(key, value, "xxhash64 and none");
 	}
 	if (!building)
@@ -187,7 +187,7 @@ one_option(char *key, char *value, int *layout, bool building)
 }
 
 uint64
-bloom_foreign_options(const char *options, int *layout, bool building)
+bloom_interop_options(const char *options, int *layout, bool building)
 {
 	char	   *copy = pstrdup(options);
 	char	   *item;
@@ -236,18 +236,18 @@ bloom_foreign_options(const char *options, int *layout, bool building)
 }
 
 /*
- * The shape and foreign hashing word of bloom_empty(capacity, fpp, layout,
- * options) and bloom_agg with options: a foreign layout, the options its
+ * The shape and interop hashing word of bloom_empty(capacity, fpp, layout,
+ * options) and bloom_agg with options: an interop layout, the options its
  * format takes (Spark's version may change the layout).
  */
 uint64
-bloom_foreign_shape(int64 capacity, double fpp, const char *layout_name, const char *options,
+bloom_interop_shape(int64 capacity, double fpp, const char *layout_name, const char *options,
 					BloomShape *shape)
 {
 	int			layout = bloom_layout_from_name(layout_name);
 	uint64		word = 0;
 
-	if (!bf_layout_foreign(layout))
+	if (!bf_layout_interop(layout))
 	{
 		if (options[0] != '\0')
 			ereport(ERROR,
@@ -256,17 +256,17 @@ bloom_foreign_shape(int64 capacity, double fpp, const char *layout_name, const c
 					 errhint("Foreign layouts are \"parquet\", \"guava\", \"guava32\", \"spark\" and \"spark2\".")));
 	}
 	else
-		word = bloom_foreign_options(options, &layout, true);
+		word = bloom_interop_options(options, &layout, true);
 	bloom_shape_for_capacity(capacity, fpp, layout, shape);
 	return word;
 }
 
 int
-bloom_foreign_layout_from_name(const char *name)
+bloom_interop_layout_from_name(const char *name)
 {
 	int			layout = bf_layout_from_name(name);
 
-	return layout >= 0 && bf_layout_foreign(layout) ? layout : -1;
+	return layout >= 0 && bf_layout_interop(layout) ? layout : -1;
 }
 
 /* ---------------------------------------------------------------------
@@ -423,9 +423,9 @@ spark_kind(bool raw, int src, Oid typid, int *kind)
 }
 
 void
-bloom_foreign_encoder_prepare(ForeignEncoder *enc, const BloomFilter *f, Oid typid)
+bloom_interop_encoder_prepare(InteropEncoder *enc, const BloomFilter *f, Oid typid)
 {
-	unsigned	option = bf_foreign_encoding(f->seed);
+	unsigned	option = bf_interop_encoding(f->seed);
 	int			src = 0,
 				kind = 0;
 	bool		ok;
@@ -437,7 +437,7 @@ bloom_foreign_encoder_prepare(ForeignEncoder *enc, const BloomFilter *f, Oid typ
 	else if (f->layout == BLOOM_LAYOUT_GUAVA || f->layout == BLOOM_LAYOUT_GUAVA32)
 		ok = guava_kind(option, src, typid, &kind);
 	else
-		ok = spark_kind(bf_foreign_raw_longs(f), src, typid, &kind);
+		ok = spark_kind(bf_interop_raw_longs(f), src, typid, &kind);
 	if (!ok)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -454,22 +454,22 @@ bloom_foreign_encoder_prepare(ForeignEncoder *enc, const BloomFilter *f, Oid typ
 	enc->source = src;
 }
 
-ForeignEncoder *
-bloom_foreign_encoder_for_arg(FunctionCallInfo fcinfo, void **slot, const BloomFilter *f,
+InteropEncoder *
+bloom_interop_encoder_for_arg(FunctionCallInfo fcinfo, void **slot, const BloomFilter *f,
 							  int argno)
 {
-	ForeignEncoder *enc = (ForeignEncoder *) *slot;
+	InteropEncoder *enc = (InteropEncoder *) *slot;
 
 	if (likely(enc != NULL && enc->layout == f->layout && enc->seed == f->seed &&
 			   enc->nbits == f->nbits))
 		return enc;
 	if (enc == NULL)
 	{
-		enc = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(ForeignEncoder));
+		enc = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(InteropEncoder));
 		enc->typid = get_fn_expr_argtype(fcinfo->flinfo, argno);
 		*slot = enc;
 	}
-	bloom_foreign_encoder_prepare(enc, f, enc->typid);
+	bloom_interop_encoder_prepare(enc, f, enc->typid);
 	return enc;
 }
 
@@ -491,7 +491,7 @@ out_of_range(const char *what, const char *target)
 
 /* The integer a Datum of an integer source stands for. */
 static int64
-integer_value(const ForeignEncoder *enc, const BloomFilter *f, Datum value)
+integer_value(const InteropEncoder *enc, const BloomFilter *f, Datum value)
 {
 	switch (enc->source)
 	{
@@ -513,7 +513,7 @@ integer_value(const ForeignEncoder *enc, const BloomFilter *f, Datum value)
 				us = t + EPOCH_MICROS;	/* finite timestamps are far from overflow */
 				if (f->layout != BLOOM_LAYOUT_PARQUET)
 					return us;
-				switch (bf_foreign_tsunit(f->seed))
+				switch (bf_interop_tsunit(f->seed))
 				{
 					case BF_TSUNIT_MILLIS:
 						return us >= 0 ? us / 1000 : -((-us + 999) / 1000);
@@ -540,7 +540,7 @@ integer_value(const ForeignEncoder *enc, const BloomFilter *f, Datum value)
 
 /* Text in UTF-8: its bytes, converted from the server's encoding if need be. */
 static const char *
-utf8_of(const ForeignEncoder *enc, Datum value, int *len)
+utf8_of(const InteropEncoder *enc, Datum value, int *len)
 {
 	const char *s;
 
@@ -610,7 +610,7 @@ put_le(uint8 *p, uint64 v, int n)
 
 /* A float or double's bits; Spark SQL hashes -0.0 as 0.0. */
 static uint64
-float_bits(const ForeignEncoder *enc, Datum value, bool single)
+float_bits(const InteropEncoder *enc, Datum value, bool single)
 {
 	double		d = enc->source == SRC_FLOAT4 ? DatumGetFloat4(value) : DatumGetFloat8(value);
 
@@ -634,7 +634,7 @@ float_bits(const ForeignEncoder *enc, Datum value, bool single)
 }
 
 BloomHash
-bloom_foreign_hash(const ForeignEncoder *enc, const BloomFilter *f, Datum value)
+bloom_interop_hash(const InteropEncoder *enc, const BloomFilter *f, Datum value)
 {
 	uint8		buf[16];
 
@@ -646,27 +646,27 @@ bloom_foreign_hash(const ForeignEncoder *enc, const BloomFilter *f, Datum value)
 
 				if (v < PG_INT32_MIN || v > PG_INT32_MAX)
 					out_of_range(psprintf("integer " INT64_FORMAT, v), "32-bit");
-				return bf_foreign_hash_int(f, (uint32) v, 4);
+				return bf_interop_hash_int(f, (uint32) v, 4);
 			}
 		case EK_INT64:
-			return bf_foreign_hash_int(f, (uint64) integer_value(enc, f, value), 8);
+			return bf_interop_hash_int(f, (uint64) integer_value(enc, f, value), 8);
 		case EK_LONG_RAW:
-			return bf_foreign_hash_long(f, (uint64) integer_value(enc, f, value));
+			return bf_interop_hash_long(f, (uint64) integer_value(enc, f, value));
 		case EK_FLOAT:
 		case EK_FLOAT_SPARK:
 			put_le(buf, float_bits(enc, value, true), 4);
-			return bf_foreign_hash_bytes(f, buf, 4);
+			return bf_interop_hash_bytes(f, buf, 4);
 		case EK_DOUBLE:
 		case EK_DOUBLE_SPARK:
 			put_le(buf, float_bits(enc, value, false), 8);
-			return bf_foreign_hash_bytes(f, buf, 8);
+			return bf_interop_hash_bytes(f, buf, 8);
 		case EK_UTF16:
 			{
 				int			len;
 				const char *s = utf8_of(enc, value, &len);
 				uint8	   *out = palloc(2 * (Size) len + 1);
 				size_t		n = utf16_of((const unsigned char *) s, len, out);
-				BloomHash	h = bf_foreign_hash_bytes(f, out, n);
+				BloomHash	h = bf_interop_hash_bytes(f, out, n);
 
 				pfree(out);
 				return h;
@@ -678,25 +678,25 @@ bloom_foreign_hash(const ForeignEncoder *enc, const BloomFilter *f, Datum value)
 	switch (enc->source)
 	{
 		case SRC_UUID:
-			return bf_foreign_hash_bytes(f, DatumGetUUIDP(value)->data, UUID_LEN);
+			return bf_interop_hash_bytes(f, DatumGetUUIDP(value)->data, UUID_LEN);
 		case SRC_BYTEA:
 			{
 				bytea	   *b = DatumGetByteaPP(value);
 
-				return bf_foreign_hash_bytes(f, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
+				return bf_interop_hash_bytes(f, VARDATA_ANY(b), VARSIZE_ANY_EXHDR(b));
 			}
 		default:
 			{
 				int			len;
 				const char *s = utf8_of(enc, value, &len);
 
-				return bf_foreign_hash_bytes(f, s, len);
+				return bf_interop_hash_bytes(f, s, len);
 			}
 	}
 }
 
 bool
-bloom_foreign_contains(const ForeignEncoder *enc, const BloomFilter *f, Datum value)
+bloom_interop_contains(const InteropEncoder *enc, const BloomFilter *f, Datum value)
 {
-	return bf_foreign_query(f, &enc->mod, bloom_foreign_hash(enc, f, value));
+	return bf_interop_query(f, &enc->mod, bloom_interop_hash(enc, f, value));
 }

@@ -1,15 +1,15 @@
 /*
- * foreign_hash.h
- *	  The hash functions of the foreign filter formats, in plain C, as their
+ * interop_hash.h
+ *	  The hash functions of the interop filter formats, in plain C, as their
  *	  writers compute them: XXH64 (Parquet's split-block filters, seed 0, and
  *	  Spark SQL's xxhash64, seed 42), MurmurHash3 x64_128 (Guava's
  *	  murmur3_128, seed 0) and MurmurHash3 x86_32 as Spark's sketch library
  *	  applies it (to a long, and to bytes with its own tail rule).  A leaf:
  *	  it includes no other file of the project.  Known answers:
- *	  test/unit/test_foreign.c.
+ *	  test/unit/test_interop.c.
  */
-#ifndef BF_FOREIGN_HASH_H
-#define BF_FOREIGN_HASH_H
+#ifndef BF_INTEROP_HASH_H
+#define BF_INTEROP_HASH_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -46,4 +46,4 @@ extern uint32_t bf_murmur3_32_long(uint64_t v, uint32_t seed);
  */
 extern uint32_t bf_murmur3_32_spark_bytes(const void *p, size_t len, uint32_t seed);
 
-#endif							/* BF_FOREIGN_HASH_H */
+#endif							/* BF_INTEROP_HASH_H */

@@ -1,24 +1,29 @@
 /*
- * foreign_positions.h
+ * interop_positions.h
  *	  What the Guava and Spark layouts share: bits anywhere in m bits, each
  *	  position a combination of two hashes reduced modulo m, as Java code
  *	  computes it (signed arithmetic, a negative combination complemented),
  *	  and the statistics of such a filter.  Guava's MURMUR128_MITZ_32 and
  *	  Spark's version 1 place a value's bits the same way from two 32-bit
- *	  hashes (bf_positions_int32).  Inline, for the layouts' probe loops;
+ *	  hashes (bf_positions_int32).  The four layouts' insert, query and
+ *	  query_mod are one body around each layout's walk
+ *	  (BF_JAVA_WALK_ENTRIES), and they size as Java does (bf_java_shape_for).
+ *	  Inline, for the layouts' probe loops; of the project's files it
  *	  includes only bf_base.h.
  */
-#ifndef BF_FOREIGN_POSITIONS_H
-#define BF_FOREIGN_POSITIONS_H
+#ifndef BF_INTEROP_POSITIONS_H
+#define BF_INTEROP_POSITIONS_H
 
 #include "bf_base.h"
+
+#include <string.h>
 
 /*
  * x mod m without a division per position (Lemire, Kaser & Kurz, "Faster
  * Remainder by Direct Computation", 2019): with M = floor((2^128 - 1) / m)
  * + 1, x mod m is the high 64 bits of ((M * x) mod 2^128) * m, exact for
  * every 64-bit x and m.  One 128-bit division per filter (a probe that
- * prepares it once, foreign_format.h's bf_foreign_query) or per value (the
+ * prepares it once, interop_format.h's bf_interop_query) or per value (the
  * layout table's entries), then a few multiplications per position, where
  * Java's % costs a division each.
  */
@@ -82,6 +87,21 @@ bf_position_int32(uint32_t a, uint32_t b, uint32_t i, const BfModulus *m)
 }
 
 /*
+ * One position of a walk: sets it (noting in *changed whether it was clear)
+ * or tests it.  False when a test finds it clear: the walk stops there.
+ */
+static inline bool
+bf_walk_bit(uint64_t *words, uint64_t pos, bool insert, bool *changed)
+{
+	if (insert)
+	{
+		*changed |= bf_set_bit(words, pos);
+		return true;
+	}
+	return bf_test_bit(words, pos);
+}
+
+/*
  * Walks the k positions of bf_position_int32, i = 1 .. k: sets them
  * (returning true if any was clear) or tests them (false at the first
  * clear one).
@@ -94,11 +114,7 @@ bf_positions_int32(uint64_t *words, const BfModulus *mod, uint32_t k, uint32_t a
 
 	for (uint32_t i = 1; i <= k; i++)
 	{
-		uint64_t	pos = bf_position_int32(a, b, i, mod);
-
-		if (insert)
-			changed |= bf_set_bit(words, pos);
-		else if (!bf_test_bit(words, pos))
+		if (!bf_walk_bit(words, bf_position_int32(a, b, i, mod), insert, &changed))
 			return false;
 	}
 	return insert ? changed : true;
@@ -135,6 +151,19 @@ bf_anywhere_estimate_fpp(const BloomFilter *f)
 	return pow(fill, (double) f->nhashes);
 }
 
+/*
+ * A value hash of the stored schemes means nothing to a Guava or Spark
+ * filter: never deny (bf_splitblock_contains_value says the same for
+ * Parquet).
+ */
+static inline bool
+bf_java_contains_value(const BloomFilter *f, uint64_t value_hash)
+{
+	(void) f;
+	(void) value_hash;
+	return true;
+}
+
 /* Java's double sizing: -n ln p / (ln 2)^2 bits, truncated. */
 static inline double
 bf_java_optimal_bits(double n, double p)
@@ -151,4 +180,66 @@ bf_java_optimal_k(double n, double m)
 	return k < 1 ? 1 : (k > BLOOM_MAX_NHASHES ? BLOOM_MAX_NHASHES : (uint32_t) k);
 }
 
-#endif							/* BF_FOREIGN_POSITIONS_H */
+/*
+ * The insert, query and query_mod (the modulus prepared by the caller, once
+ * per filter) of a layout whose positions walk gives: one body for Guava's
+ * two strategies and Spark's two versions, which differ only in the walk.
+ * walk(words, mod, k, h, insert) is a static inline function of the
+ * layout's file that sets a value's k positions (true if any was clear) or
+ * tests them (false at the first clear one); expanded once per layout in
+ * its file, it is inlined into each entry.
+ */
+#define BF_JAVA_WALK_ENTRIES(prefix, walk) \
+bool \
+prefix##_insert(BloomFilter *f, BloomHash h) \
+{ \
+	BfModulus	mod = bf_modulus(f->nbits); \
+	bool		changed = (walk) (f->words, &mod, f->nhashes, h, true); \
+ \
+	bf_count_insert(f); \
+	return changed; \
+} \
+ \
+bool \
+prefix##_query_mod(const BloomFilter *f, BloomHash h, const BfModulus *mod) \
+{ \
+	return (walk) ((uint64_t *) f->words, mod, f->nhashes, h, false); \
+} \
+ \
+bool \
+prefix##_query(const BloomFilter *f, BloomHash h) \
+{ \
+	BfModulus	mod = bf_modulus(f->nbits); \
+ \
+	return prefix##_query_mod(f, h, &mod); \
+}
+
+/*
+ * Java's sizing of a bit array (Guava's, which Spark copies): the optimal
+ * bits rounded up to whole words, at least one; k from the unrounded bits.
+ * what names the system in the message of a size over the limit.
+ */
+static inline bool
+bf_java_shape_for(double capacity, double fpp, uint8_t layout, const char *what,
+				  BloomShape *s, char *errbuf)
+{
+	double		bits = bf_java_optimal_bits(capacity, fpp);
+	double		words = ceil(bits / 64.0);
+
+	if (words < 1)
+		words = 1;
+	if (words > (double) BLOOM_MAX_WORDS)
+	{
+		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
+				 "a %s filter for %.15g values at false-positive probability %g needs more than %llu bits",
+				 what, capacity, fpp, (unsigned long long) BLOOM_MAX_NBITS);
+		return false;
+	}
+	memset(s, 0, sizeof(*s));
+	s->layout = layout;
+	s->nbits = (uint64_t) words * 64;
+	s->nhashes = bf_java_optimal_k(capacity, bits < 1 ? 1 : bits);
+	return true;
+}
+
+#endif							/* BF_INTEROP_POSITIONS_H */

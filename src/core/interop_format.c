@@ -1,13 +1,13 @@
 /*
- * foreign_format.c
- *	  The foreign wire formats and the foreign hashes of a value: see
- *	  foreign_format.h.  Java writes big-endian (DataOutputStream); Parquet's
+ * interop_format.c
+ *	  The interop wire formats and the interop hashes of a value: see
+ *	  interop_format.h.  Java writes big-endian (DataOutputStream); Parquet's
  *	  bitset is little-endian 32-bit words, which is our words' own byte
  *	  order, and its header is Thrift's compact protocol.
  */
-#include "foreign_format.h"
+#include "interop_format.h"
 
-#include "foreign_hash.h"
+#include "interop_hash.h"
 #include "layout_guava.h"
 #include "layout_spark.h"
 #include "layout_splitblock.h"
@@ -23,7 +23,7 @@ static const char *const format_names[BF_NUM_FORMATS] = {
 };
 
 int
-bf_foreign_format_from_name(const char *name)
+bf_interop_format_from_name(const char *name)
 {
 	for (int i = 0; i < BF_NUM_FORMATS; i++)
 		if (strcmp(name, format_names[i]) == 0)
@@ -32,7 +32,7 @@ bf_foreign_format_from_name(const char *name)
 }
 
 const char *
-bf_foreign_format_name(int format)
+bf_interop_format_name(int format)
 {
 	return format >= 0 && format < BF_NUM_FORMATS ? format_names[format] : "unknown";
 }
@@ -57,7 +57,7 @@ put_be32(uint8_t *p, uint32_t v)
  * --------------------------------------------------------------------- */
 
 static bool
-parquet_bitset(size_t nbytes, size_t offset, BfForeignImport *out, char *errbuf)
+parquet_bitset(size_t nbytes, size_t offset, BfInteropImport *out, char *errbuf)
 {
 	if (nbytes < BF_SPLITBLOCK_MIN_BYTES || nbytes % BF_SPLITBLOCK_MIN_BYTES != 0 ||
 		nbytes > BF_SPLITBLOCK_MAX_BYTES)
@@ -194,17 +194,23 @@ thrift_union1(ThriftReader *r, const char *what, const char *member)
 	return true;
 }
 
+/*
+ * Reads a whole BloomFilterHeader from buf: every field known and present,
+ * up to its stop.  *header_len is where the bitset starts, *num_bytes what
+ * the header says its length is.
+ */
 static bool
-parquet_header_parse(const uint8_t *buf, size_t len, BfForeignImport *out, char *errbuf)
+parquet_header_read(const uint8_t *buf, size_t len, size_t *header_len, int64_t *num_bytes,
+					char *errbuf)
 {
 	ThriftReader r = {buf, len, 0, errbuf};
 	static const char *const unions[][2] = {
 		{"algorithm", "BLOCK"}, {"hash", "XXHASH"}, {"compression", "UNCOMPRESSED"}
 	};
 	bool		seen[5] = {false};
-	int64_t		num_bytes = -1;
 	int			last = 0;
 
+	*num_bytes = -1;
 	for (;;)
 	{
 		int			type,
@@ -227,7 +233,7 @@ parquet_header_parse(const uint8_t *buf, size_t len, BfForeignImport *out, char 
 
 			if (!thrift_varint(&r, &z))
 				return false;
-			num_bytes = (int64_t) ((z >> 1) ^ -(z & 1));
+			*num_bytes = (int64_t) ((z >> 1) ^ -(z & 1));
 		}
 		else if (!thrift_union1(&r, unions[id - 2][0], unions[id - 2][1]))
 			return false;
@@ -240,14 +246,26 @@ parquet_header_parse(const uint8_t *buf, size_t len, BfForeignImport *out, char 
 					 id == 1 ? "numBytes" : unions[id - 2][0]);
 			return false;
 		}
-	if (num_bytes < 0 || (uint64_t) num_bytes != len - r.pos)
+	*header_len = r.pos;
+	return true;
+}
+
+static bool
+parquet_header_parse(const uint8_t *buf, size_t len, BfInteropImport *out, char *errbuf)
+{
+	size_t		header_len;
+	int64_t		num_bytes;
+
+	if (!parquet_header_read(buf, len, &header_len, &num_bytes, errbuf))
+		return false;
+	if (num_bytes < 0 || (uint64_t) num_bytes != len - header_len)
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "the Parquet BloomFilterHeader says numBytes %lld, but %zu bytes follow it",
-				 (long long) num_bytes, len - r.pos);
+				 (long long) num_bytes, len - header_len);
 		return false;
 	}
-	return parquet_bitset(len - r.pos, r.pos, out, errbuf);
+	return parquet_bitset(len - header_len, header_len, out, errbuf);
 }
 
 /* The header as the reference writers emit it: fields 1 to 4 in order. */
@@ -282,7 +300,7 @@ parquet_header_write(uint32_t num_bytes, uint8_t *out)
 /* The word count and the words after it: exactly nwords longs, then nothing. */
 static bool
 java_words(const uint8_t *buf, size_t len, size_t at, const char *what,
-		   BfForeignImport *out, char *errbuf)
+		   BfInteropImport *out, char *errbuf)
 {
 	int32_t		nwords;
 
@@ -333,7 +351,7 @@ nhashes_in_range(int64_t k, const char *what, char *errbuf)
 }
 
 static bool
-guava_parse(const uint8_t *buf, size_t len, BfForeignImport *out, char *errbuf)
+guava_parse(const uint8_t *buf, size_t len, BfInteropImport *out, char *errbuf)
 {
 	memset(out, 0, sizeof(*out));
 	if (len < 2)
@@ -356,7 +374,7 @@ guava_parse(const uint8_t *buf, size_t len, BfForeignImport *out, char *errbuf)
 }
 
 static bool
-spark_parse(const uint8_t *buf, size_t len, BfForeignImport *out, char *errbuf)
+spark_parse(const uint8_t *buf, size_t len, BfInteropImport *out, char *errbuf)
 {
 	int32_t		version;
 	size_t		at = 8;
@@ -391,8 +409,29 @@ spark_parse(const uint8_t *buf, size_t len, BfForeignImport *out, char *errbuf)
 	return java_words(buf, len, at, "Spark", out, errbuf);
 }
 
+/*
+ * Bytes given as 'parquet' that begin with a whole BloomFilterHeader (the
+ * filter as it sits in a file, where the bitset alone was expected): the
+ * header reader of 'parquet_header' accepts their start.  A header is 15
+ * to 19 bytes, never a multiple of 32, so such bytes always fail the
+ * bitset's size rule first; only then is this asked, and a bitset that
+ * reads is never second-guessed.
+ */
+const char *
+bf_interop_parse_hint(const uint8_t *buf, size_t len, int format)
+{
+	size_t		header_len;
+	int64_t		num_bytes;
+	char		ignored[BLOOM_ERRBUF_SIZE];
+
+	if (format == BF_FORMAT_PARQUET &&
+		parquet_header_read(buf, len, &header_len, &num_bytes, ignored))
+		return "The bytes begin with a Parquet BloomFilterHeader: import them with the format 'parquet_header'.";
+	return NULL;
+}
+
 bool
-bf_foreign_parse(const uint8_t *buf, size_t len, int format, BfForeignImport *out,
+bf_interop_parse(const uint8_t *buf, size_t len, int format, BfInteropImport *out,
 				 char *errbuf)
 {
 	bool		ok;
@@ -419,7 +458,7 @@ bf_foreign_parse(const uint8_t *buf, size_t len, int format, BfForeignImport *ou
 }
 
 void
-bf_foreign_fill(const uint8_t *buf, const BfForeignImport *in, uint64_t options, BloomFilter *f)
+bf_interop_fill(const uint8_t *buf, const BfInteropImport *in, uint64_t options, BloomFilter *f)
 {
 	BloomShape	shape = in->shape;
 	uint64_t	nwords = bf_words_for_bits(shape.nbits);
@@ -476,20 +515,20 @@ export_prefix(const BloomFilter *f, int format)
 }
 
 uint64_t
-bf_foreign_export_bytes(const BloomFilter *f, int format, char *errbuf)
+bf_interop_export_bytes(const BloomFilter *f, int format, char *errbuf)
 {
 	if (!format_takes(format, f->layout))
 	{
 		snprintf(errbuf, BLOOM_ERRBUF_SIZE,
 				 "a filter of layout \"%s\" cannot be written as format \"%s\"",
-				 bf_layout_name(f->layout), bf_foreign_format_name(format));
+				 bf_layout_name(f->layout), bf_interop_format_name(format));
 		return 0;
 	}
 	return export_prefix(f, format) + 8 * bf_nwords(f);
 }
 
 void
-bf_foreign_export(const BloomFilter *f, int format, uint8_t *out)
+bf_interop_export(const BloomFilter *f, int format, uint8_t *out)
 {
 	uint64_t	nwords = bf_nwords(f);
 	uint8_t    *p = out;
@@ -512,7 +551,7 @@ bf_foreign_export(const BloomFilter *f, int format, uint8_t *out)
 			p += 8;
 			if (f->layout == BLOOM_LAYOUT_SPARK2)
 			{
-				put_be32(p, (uint32_t) (f->seed & BF_FOREIGN_SEED_MASK));
+				put_be32(p, (uint32_t) (f->seed & BF_INTEROP_SEED_MASK));
 				p += 4;
 			}
 			break;
@@ -527,7 +566,7 @@ bf_foreign_export(const BloomFilter *f, int format, uint8_t *out)
 }
 
 /* ---------------------------------------------------------------------
- * The foreign hashes of a value
+ * The interop hashes of a value
  * --------------------------------------------------------------------- */
 
 static inline uint64_t
@@ -553,11 +592,11 @@ xxh64_any(const void *p, size_t len, uint64_t seed)
 static inline uint32_t
 spark_seed(const BloomFilter *f)
 {
-	return f->layout == BLOOM_LAYOUT_SPARK2 ? (uint32_t) (f->seed & BF_FOREIGN_SEED_MASK) : 0;
+	return f->layout == BLOOM_LAYOUT_SPARK2 ? (uint32_t) (f->seed & BF_INTEROP_SEED_MASK) : 0;
 }
 
 BloomHash
-bf_foreign_hash_long(const BloomFilter *f, uint64_t v)
+bf_interop_hash_long(const BloomFilter *f, uint64_t v)
 {
 	BloomHash	h;
 	uint32_t	a = bf_murmur3_32_long(v, spark_seed(f));
@@ -568,7 +607,7 @@ bf_foreign_hash_long(const BloomFilter *f, uint64_t v)
 }
 
 BloomHash
-bf_foreign_hash_bytes(const BloomFilter *f, const void *p, size_t len)
+bf_interop_hash_bytes(const BloomFilter *f, const void *p, size_t len)
 {
 	BloomHash	h = {0, 0};
 
@@ -589,8 +628,8 @@ bf_foreign_hash_bytes(const BloomFilter *f, const void *p, size_t len)
 			}
 		case BLOOM_LAYOUT_SPARK:
 		case BLOOM_LAYOUT_SPARK2:
-			if (!bf_foreign_raw_longs(f))
-				return bf_foreign_hash_long(f, xxh64_any(p, len, BF_SPARK_XXHASH_SEED));
+			if (!bf_interop_raw_longs(f))
+				return bf_interop_hash_long(f, xxh64_any(p, len, BF_SPARK_XXHASH_SEED));
 			h.h1 = bf_murmur3_32_spark_bytes(p, len, spark_seed(f));
 			h.h2 = bf_murmur3_32_spark_bytes(p, len, (uint32_t) h.h1);
 			break;
@@ -599,7 +638,7 @@ bf_foreign_hash_bytes(const BloomFilter *f, const void *p, size_t len)
 }
 
 BloomHash
-bf_foreign_hash_int(const BloomFilter *f, uint64_t v, size_t len)
+bf_interop_hash_int(const BloomFilter *f, uint64_t v, size_t len)
 {
 	BloomHash	h = {0, 0};
 
@@ -622,21 +661,21 @@ bf_foreign_hash_int(const BloomFilter *f, uint64_t v, size_t len)
 			{
 				uint8_t		bytes[8];
 
-				if (bf_foreign_raw_longs(f))
+				if (bf_interop_raw_longs(f))
 				{
 					/* putBinary of the bytes: Spark's tail rule reads them one by one */
 					for (size_t i = 0; i < len; i++)
 						bytes[i] = (uint8_t) (v >> (8 * i));
-					return bf_foreign_hash_bytes(f, bytes, len);
+					return bf_interop_hash_bytes(f, bytes, len);
 				}
-				return bf_foreign_hash_long(f, len == 4 ? bf_xxh64_u32((uint32_t) v, BF_SPARK_XXHASH_SEED)
+				return bf_interop_hash_long(f, len == 4 ? bf_xxh64_u32((uint32_t) v, BF_SPARK_XXHASH_SEED)
 											: bf_xxh64_u64(v, BF_SPARK_XXHASH_SEED));
 			}
 	}
 }
 
 bool
-bf_foreign_query(const BloomFilter *f, const BfModulus *mod, BloomHash h)
+bf_interop_query(const BloomFilter *f, const BfModulus *mod, BloomHash h)
 {
 	switch (f->layout)
 	{
@@ -654,7 +693,7 @@ bf_foreign_query(const BloomFilter *f, const BfModulus *mod, BloomHash h)
 }
 
 int
-bf_foreign_query_batch(const BloomFilter *f, const BfModulus *mod, const BloomHash *h, int n,
+bf_interop_query_batch(const BloomFilter *f, const BfModulus *mod, const BloomHash *h, int n,
 					   bool *found)
 {
 	int			nfound = 0;
@@ -664,7 +703,7 @@ bf_foreign_query_batch(const BloomFilter *f, const BfModulus *mod, const BloomHa
 		return bf_query_batch(f, h, n, found);
 	for (int i = 0; i < n; i++)
 	{
-		found[i] = bf_foreign_query(f, mod, h[i]);
+		found[i] = bf_interop_query(f, mod, h[i]);
 		nfound += found[i];
 	}
 	return nfound;

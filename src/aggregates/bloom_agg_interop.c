@@ -1,23 +1,23 @@
 /*
- * bloom_agg_foreign.c
- *	  bloom_agg(value, capacity, fpp, layout, options): a filter of a foreign
+ * bloom_agg_interop.c
+ *	  bloom_agg(value, capacity, fpp, layout, options): a filter of an interop
  *	  layout (parquet, guava, guava32, spark, spark2) with the options that
- *	  say how values become the foreign system's bytes (doc/interop.md), the
+ *	  say how values become the other system's bytes (doc/interop.md), the
  *	  aggregate form of bloom_empty(capacity, fpp, layout, options) and
  *	  bloom_add_all.  The state is the filter itself and a prefetching
  *	  inserter; every row must give the first row's capacity, fpp, layout
  *	  and options.  No partial form: the four-argument bloom_agg builds
- *	  foreign layouts with their default encodings in parallel plans.
+ *	  interop layouts with their default encodings in parallel plans.
  */
 #include "postgres.h"
 
 #include "utils/builtins.h"
 
 #include "aggregates/bloom_agg_internal.h"
-#include "types/foreign_value.h"
+#include "types/interop_value.h"
 
-PG_FUNCTION_INFO_V1(bloom_agg_foreign_trans);
-PG_FUNCTION_INFO_V1(bloom_agg_foreign_final);
+PG_FUNCTION_INFO_V1(bloom_agg_interop_trans);
+PG_FUNCTION_INFO_V1(bloom_agg_interop_final);
 
 /* Arguments of the call: value, capacity, fpp, layout, options. */
 enum
@@ -25,16 +25,16 @@ enum
 	ARG_VALUE = 1, ARG_CAPACITY, ARG_FPP, ARG_LAYOUT, ARG_OPTIONS
 };
 
-typedef struct ForeignAggState
+typedef struct InteropAggState
 {
 	BloomFilter *filter;
 	BfInserter	inserter;
-	ForeignEncoder encoder;
+	InteropEncoder encoder;
 	int64		capacity;		/* the first row's shaping arguments */
 	float8		fpp;
 	text	   *layout;
 	text	   *options;
-} ForeignAggState;
+} InteropAggState;
 
 static void
 require_args(FunctionCallInfo fcinfo)
@@ -46,16 +46,16 @@ require_args(FunctionCallInfo fcinfo)
 					 errmsg("bloom_agg: capacity, fpp, layout and options must not be NULL")));
 }
 
-/* The filter of the first row's arguments; only foreign layouts take options. */
+/* The filter of the first row's arguments; only interop layouts take options. */
 static BloomFilter *
-foreign_filter(FunctionCallInfo fcinfo, int64 capacity, double fpp, text *layout, text *options)
+interop_filter(FunctionCallInfo fcinfo, int64 capacity, double fpp, text *layout, text *options)
 {
 	BloomShape	shape;
-	uint64		word = bloom_foreign_shape(capacity, fpp, text_to_cstring(layout),
+	uint64		word = bloom_interop_shape(capacity, fpp, text_to_cstring(layout),
 										   text_to_cstring(options), &shape);
 	BloomFilter *f;
 
-	if (!bf_layout_foreign(shape.layout))
+	if (!bf_layout_interop(shape.layout))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("bloom_agg with options builds only the foreign layouts, not \"%s\"",
@@ -66,20 +66,20 @@ foreign_filter(FunctionCallInfo fcinfo, int64 capacity, double fpp, text *layout
 	return f;
 }
 
-static ForeignAggState *
+static InteropAggState *
 state_new(FunctionCallInfo fcinfo)
 {
-	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom_agg_foreign_trans");
+	MemoryContext aggcxt = agg_memory_context(fcinfo, "bloom_agg_interop_trans");
 	MemoryContext old = MemoryContextSwitchTo(aggcxt);
-	ForeignAggState *state = palloc0(sizeof(ForeignAggState));
+	InteropAggState *state = palloc0(sizeof(InteropAggState));
 
 	state->capacity = PG_GETARG_INT64(ARG_CAPACITY);
 	state->fpp = PG_GETARG_FLOAT8(ARG_FPP);
 	state->layout = PG_GETARG_TEXT_P_COPY(ARG_LAYOUT);
 	state->options = PG_GETARG_TEXT_P_COPY(ARG_OPTIONS);
-	state->filter = foreign_filter(fcinfo, state->capacity, state->fpp, state->layout,
+	state->filter = interop_filter(fcinfo, state->capacity, state->fpp, state->layout,
 								   state->options);
-	bloom_foreign_encoder_prepare(&state->encoder, state->filter,
+	bloom_interop_encoder_prepare(&state->encoder, state->filter,
 								  get_fn_expr_argtype(fcinfo->flinfo, ARG_VALUE));
 	bf_inserter_init(&state->inserter);
 	MemoryContextSwitchTo(old);
@@ -95,7 +95,7 @@ same_text(text *a, text *b)
 
 /* A later row gives the first row's arguments, or an ERROR. */
 static void
-check_row(FunctionCallInfo fcinfo, const ForeignAggState *state)
+check_row(FunctionCallInfo fcinfo, const InteropAggState *state)
 {
 	if (PG_GETARG_INT64(ARG_CAPACITY) != state->capacity ||
 		PG_GETARG_FLOAT8(ARG_FPP) != state->fpp ||
@@ -108,9 +108,9 @@ check_row(FunctionCallInfo fcinfo, const ForeignAggState *state)
 }
 
 Datum
-bloom_agg_foreign_trans(PG_FUNCTION_ARGS)
+bloom_agg_interop_trans(PG_FUNCTION_ARGS)
 {
-	ForeignAggState *state = PG_ARGISNULL(0) ? NULL : (ForeignAggState *) PG_GETARG_POINTER(0);
+	InteropAggState *state = PG_ARGISNULL(0) ? NULL : (InteropAggState *) PG_GETARG_POINTER(0);
 
 	require_args(fcinfo);
 	if (state == NULL)
@@ -119,7 +119,7 @@ bloom_agg_foreign_trans(PG_FUNCTION_ARGS)
 		check_row(fcinfo, state);
 	if (!PG_ARGISNULL(ARG_VALUE))
 		bf_inserter_add(&state->inserter, state->filter,
-						bloom_foreign_hash(&state->encoder, state->filter,
+						bloom_interop_hash(&state->encoder, state->filter,
 										   PG_GETARG_DATUM(ARG_VALUE)));
 	PG_RETURN_POINTER(state);
 }
@@ -129,12 +129,12 @@ bloom_agg_foreign_trans(PG_FUNCTION_ARGS)
  * arguments (NULL when they are not constants).
  */
 Datum
-bloom_agg_foreign_final(PG_FUNCTION_ARGS)
+bloom_agg_interop_final(PG_FUNCTION_ARGS)
 {
-	ForeignAggState *state = PG_ARGISNULL(0) ? NULL : (ForeignAggState *) PG_GETARG_POINTER(0);
+	InteropAggState *state = PG_ARGISNULL(0) ? NULL : (InteropAggState *) PG_GETARG_POINTER(0);
 	Datum		args[4];
 
-	agg_memory_context(fcinfo, "bloom_agg_foreign_final");
+	agg_memory_context(fcinfo, "bloom_agg_interop_final");
 	if (state != NULL)
 	{
 		bf_inserter_flush(&state->inserter, state->filter);
@@ -143,6 +143,6 @@ bloom_agg_foreign_final(PG_FUNCTION_ARGS)
 	for (int i = 0; i < 4; i++)
 		if (!agg_const_arg(fcinfo, i + 1, &args[i]))
 			PG_RETURN_NULL();
-	PG_RETURN_BLOOM(foreign_filter(fcinfo, DatumGetInt64(args[0]), DatumGetFloat8(args[1]),
+	PG_RETURN_BLOOM(interop_filter(fcinfo, DatumGetInt64(args[0]), DatumGetFloat8(args[1]),
 								   DatumGetTextPP(args[2]), DatumGetTextPP(args[3])));
 }

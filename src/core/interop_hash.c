@@ -1,11 +1,11 @@
 /*
- * foreign_hash.c
+ * interop_hash.c
  *	  XXH64, MurmurHash3 x64_128 and MurmurHash3 x86_32 (Spark's variants):
- *	  see foreign_hash.h.  Written from the published algorithms; inputs are
+ *	  see interop_hash.h.  Written from the published algorithms; inputs are
  *	  read as little-endian whatever the host's order, as every writer
  *	  defines them.
  */
-#include "foreign_hash.h"
+#include "interop_hash.h"
 
 #include <string.h>
 
