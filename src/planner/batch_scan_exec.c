@@ -37,8 +37,8 @@
 #include "utils/syscache.h"
 
 #include "types/bloomfilter.h"
-#include "core/foreign_format.h"
-#include "types/foreign_value.h"
+#include "core/interop_format.h"
+#include "types/interop_value.h"
 #include "planner/batch_scan_internal.h"
 #include "planner/extension_objects.h"
 
@@ -84,9 +84,9 @@ typedef struct BatchScanState
 										 * ordinal[i]-th row read (from 1) */
 	uint64		hashes[BATCH_ROWS];
 	bool		passed[BATCH_ROWS];
-	/* a foreign filter (bf_layout_foreign): the keys' foreign hashes */
-	ForeignEncoder foreign;
-	BloomHash	foreign_hashes[BATCH_ROWS];
+	/* an interop filter (bf_layout_interop): the keys' hashes as the other system computes them */
+	InteropEncoder interop;
+	BloomHash	interop_hashes[BATCH_ROWS];
 } BatchScanState;
 
 static void begin_batch_scan(CustomScanState *node, EState *estate, int eflags);
@@ -237,8 +237,8 @@ prepare_filter(BatchScanState *state)
 	if (state->filter != detoasted && (Pointer) detoasted != DatumGetPointer(state->filter_value))
 		pfree((void *) detoasted);
 	MemoryContextSwitchTo(old);
-	if (bf_layout_foreign(state->filter->layout))
-		bloom_foreign_encoder_prepare(&state->foreign, state->filter, key->vartype);
+	if (bf_layout_interop(state->filter->layout))
+		bloom_interop_encoder_prepare(&state->interop, state->filter, key->vartype);
 }
 
 /* The table scan, started on first use when no parallel scan started it. */
@@ -312,27 +312,27 @@ key_hash(BatchScanState *state, TupleTableSlot *slot, uint64 *hash)
 	return true;
 }
 
-/* The same for a foreign filter: the foreign system's hash of the key. */
+/* The same for an interop filter: the other system's hash of the key. */
 static inline bool
-key_foreign_hash(BatchScanState *state, TupleTableSlot *slot, BloomHash *hash)
+key_interop_hash(BatchScanState *state, TupleTableSlot *slot, BloomHash *hash)
 {
 	bool		isnull;
 	Datum		key = slot_getattr(slot, state->key_attno, &isnull);
 
 	if (isnull)
 		return false;
-	*hash = bloom_foreign_hash(&state->foreign, state->filter, key);
+	*hash = bloom_interop_hash(&state->interop, state->filter, key);
 	return true;
 }
 
-/* probe_batch for a foreign filter: every key's foreign hash, then bf_foreign_query_batch. */
+/* probe_batch for an interop filter: every key's hash, then bf_interop_query_batch. */
 static int
-probe_foreign_batch(BatchScanState *state, int n, bool *nonnull)
+probe_interop_batch(BatchScanState *state, int n, bool *nonnull)
 {
 	for (int i = 0; i < n; i++)
-		if (!(nonnull[i] = key_foreign_hash(state, state->slots[i], &state->foreign_hashes[i])))
-			state->foreign_hashes[i] = (BloomHash) {0, 0};
-	return bf_foreign_query_batch(state->filter, &state->foreign.mod, state->foreign_hashes, n,
+		if (!(nonnull[i] = key_interop_hash(state, state->slots[i], &state->interop_hashes[i])))
+			state->interop_hashes[i] = (BloomHash) {0, 0};
+	return bf_interop_query_batch(state->filter, &state->interop.mod, state->interop_hashes, n,
 								  state->passed);
 }
 
@@ -350,12 +350,12 @@ probe_row(BatchScanState *state, TupleTableSlot *slot)
 	if (!filter_ready(state, &slot, 1))
 		return false;
 	old = MemoryContextSwitchTo(state->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
-	if (bf_layout_foreign(state->filter->layout))
+	if (bf_layout_interop(state->filter->layout))
 	{
 		BloomHash	h;
 
-		member = key_foreign_hash(state, slot, &h) &&
-			bf_foreign_query(state->filter, &state->foreign.mod, h);
+		member = key_interop_hash(state, slot, &h) &&
+			bf_interop_query(state->filter, &state->interop.mod, h);
 	}
 	else
 		member = key_hash(state, slot, &hash) && bf_contains_value(state->filter, hash);
@@ -384,9 +384,9 @@ probe_batch(BatchScanState *state, int n)
 		return;
 	}
 	old = MemoryContextSwitchTo(state->css.ss.ps.ps_ExprContext->ecxt_per_tuple_memory);
-	if (bf_layout_foreign(state->filter->layout))
+	if (bf_layout_interop(state->filter->layout))
 	{
-		npassed = probe_foreign_batch(state, n, nonnull);
+		npassed = probe_interop_batch(state, n, nonnull);
 		for (int i = 0; i < n; i++)
 			some_null |= !nonnull[i];
 		MemoryContextSwitchTo(old);
