@@ -39,6 +39,7 @@
 #include "replication/logicalworker.h"
 #include "tcop/utility.h"
 #include "utils/builtins.h"
+#include "utils/varlena.h"
 #include "utils/guc.h"
 
 #include "pg_compat.h"
@@ -180,17 +181,49 @@ own_writes_xact_callback(XactEvent event, void *arg)
 	}
 }
 
+/* Whether the list of libraries in setting names this library. */
+static bool
+listed_in(const char *setting)
+{
+	const char *value = GetConfigOption(setting, true, false);
+	char	   *raw;
+	List	   *names = NIL;
+	ListCell   *lc;
+	bool		found = false;
+
+	if (value == NULL || value[0] == '\0')
+		return false;
+	raw = pstrdup(value);
+	if (!SplitDirectoriesString(raw, ',', &names))
+		return false;
+	foreach(lc, names)
+	{
+		char	   *name = lfirst(lc);
+		char	   *base = strrchr(name, '/');
+		size_t		len;
+
+		base = base != NULL ? base + 1 : name;
+		len = strlen(base);
+		if (len > 3 && strcmp(base + len - 3, ".so") == 0)
+			base[len - 3] = '\0';
+		found |= strcmp(base, "bloomfilter") == 0;
+	}
+	return found;
+}
+
 void
 summary_own_writes_init(void)
 {
 	/*
-	 * shared_preload_libraries loads the library in the postmaster,
-	 * session_preload_libraries at backend start after the start-up
-	 * transaction: both outside any transaction.  A function call or LOAD
-	 * loads it inside one.
+	 * shared_preload_libraries loads the library in the postmaster, outside
+	 * any transaction; session_preload_libraries (and
+	 * local_preload_libraries) at the session's start, before its first
+	 * statement, inside the start-up transaction.  Otherwise a function
+	 * call or LOAD loads it, inside a transaction that may have written.
 	 */
 	loaded_in_this_transaction = IsTransactionState();
-	loaded_before_first_transaction = !loaded_in_this_transaction;
+	loaded_before_first_transaction = !loaded_in_this_transaction ||
+		listed_in("session_preload_libraries") || listed_in("local_preload_libraries");
 	RegisterXactCallback(own_writes_xact_callback, NULL);
 	prev_process_utility = ProcessUtility_hook;
 	ProcessUtility_hook = own_writes_process_utility;
