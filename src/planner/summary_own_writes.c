@@ -25,24 +25,25 @@
  *	  of a transaction that has written (it does not share the leader's
  *	  notes), and in the transaction that loaded the library (what it wrote
  *	  before went unnoted).  The row trigger's pending keys remain a second
- *	  guard (bloom_summary_keys_pending_for).
+ *	  guard (bloom_summary_keys_pending).
  */
 #include "postgres.h"
 
 #include "access/parallel.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "fmgr.h"
 #include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
-#include "fmgr.h"
 #include "parser/parsetree.h"
 #include "replication/logicalworker.h"
 #include "tcop/utility.h"
 #include "utils/builtins.h"
-#include "utils/varlena.h"
 #include "utils/guc.h"
+#include "utils/varlena.h"
 
 #include "pg_compat.h"
+#include "aggregates/summary_writer.h"
 #include "planner/summary_own_writes.h"
 #include "planner/summary_prune_internal.h"
 
@@ -55,7 +56,8 @@ static bool own_trees_overflow = false;
 
 /* The library was loaded inside a transaction, which has not ended yet. */
 static bool loaded_in_this_transaction = false;
-static bool loaded_before_first_transaction = false;
+/* ... or before the session's first statement (preloaded). */
+static bool loaded_at_session_start = false;
 
 static ProcessUtility_hook_type prev_process_utility = NULL;
 
@@ -106,23 +108,24 @@ summary_own_writes_prune_nothing(void)
 }
 
 bool
-summary_own_writes_cover(Oid leaf)
+summary_own_rows_may_be_in(int32 summary_id, Oid leaf)
 {
 	Oid			root;
 
-	if (n_own_trees == 0)
-		return false;
-	root = summary_tree_root(leaf);
-	for (int i = 0; i < n_own_trees; i++)
-		if (own_trees[i] == root)
-			return true;
-	return false;
+	if (n_own_trees > 0)
+	{
+		root = summary_tree_root(leaf);
+		for (int i = 0; i < n_own_trees; i++)
+			if (own_trees[i] == root)
+				return true;
+	}
+	return bloom_summary_keys_pending(summary_id);
 }
 
 bool
 summary_library_preloaded(void)
 {
-	return loaded_before_first_transaction;
+	return loaded_at_session_start;
 }
 
 /*
@@ -139,7 +142,7 @@ bloom_summary_pruning_active(PG_FUNCTION_ARGS)
 
 	if (setting != NULL && !parse_bool(setting, &on))
 		on = true;
-	PG_RETURN_BOOL(loaded_before_first_transaction && on);
+	PG_RETURN_BOOL(loaded_at_session_start && on);
 }
 
 /* COPY FROM writes rows without an executor start of a ModifyTable. */
@@ -222,7 +225,7 @@ summary_own_writes_init(void)
 	 * call or LOAD loads it, inside a transaction that may have written.
 	 */
 	loaded_in_this_transaction = IsTransactionState();
-	loaded_before_first_transaction = !loaded_in_this_transaction ||
+	loaded_at_session_start = !loaded_in_this_transaction ||
 		listed_in("session_preload_libraries") || listed_in("local_preload_libraries");
 	RegisterXactCallback(own_writes_xact_callback, NULL);
 	prev_process_utility = ProcessUtility_hook;

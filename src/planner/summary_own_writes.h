@@ -31,8 +31,13 @@ extern void summary_own_writes_note_statement(QueryDesc *queryDesc);
  */
 extern bool summary_own_writes_prune_nothing(void);
 
-/* True if this transaction may have written the partition tree of leaf. */
-extern bool summary_own_writes_cover(Oid leaf);
+/*
+ * True if rows this transaction wrote may be in leaf while their keys are in
+ * no row of the summary it can see: a statement that may write the leaf's
+ * partition tree has started, or the row trigger holds keys of the summary.
+ * Such a leaf is neither skipped nor guarded.
+ */
+extern bool summary_own_rows_may_be_in(int32 summary_id, Oid leaf);
 
 /*
  * True if the library was loaded before this session's first transaction

@@ -54,7 +54,6 @@
 #include "utils/typcache.h"
 
 #include "pg_compat.h"
-#include "aggregates/summary_writer.h"
 #include PG_COMPAT_EXPLAIN_STATE_H
 #include PG_COMPAT_EXPLAIN_FORMAT_H
 #include "planner/summary_own_writes.h"
@@ -1163,20 +1162,6 @@ probe_of(List *candidate, ParamListInfo params, ExprContext *econtext)
 }
 
 /*
- * True if this transaction may have written rows of the candidate's leaf
- * whose keys are in no summary row it can see yet: noted when a statement
- * that may write the leaf's tree started (summary_own_writes.c), or keys
- * its row trigger holds for the summary.  Such a candidate is neither
- * skipped nor guarded.
- */
-static bool
-candidate_has_own_rows(List *candidate)
-{
-	return summary_own_writes_cover((Oid) intVal(lthird(candidate))) ||
-		bloom_summary_keys_pending(intVal(lsecond(candidate)));
-}
-
-/*
  * The JIT flags of a statement whose estimated cost fell to cost: the
  * planner chose them for the plan before any scan was skipped, by the
  * thresholds of jit_above_cost and its siblings (standard_planner); the
@@ -1225,7 +1210,9 @@ decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
 	{
 		SummaryProbe *p;
 
-		if (candidate_has_own_rows(lfirst(lc)))
+		/* rows of this transaction may be there, their keys in no summary */
+		if (summary_own_rows_may_be_in(intVal(lsecond((List *) lfirst(lc))),
+									   (Oid) intVal(lthird((List *) lfirst(lc)))))
 			continue;
 		if (has_exec_params(lfirst(lc)))
 		{
