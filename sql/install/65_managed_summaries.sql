@@ -557,6 +557,11 @@ BEGIN
 	PERFORM @extschema@.bloom_summary_reconcile(sid);
 	PERFORM @extschema@.bloom_summary_refresh_leaf(sid, p.relid)
 	FROM pg_catalog.pg_partition_tree(parent) p WHERE p.isleaf;
+	IF NOT @extschema@.bloom_summary_pruning_active()
+	   AND pg_catalog.current_setting('bloomfilter.enable_summary_pruning', true) IS DISTINCT FROM 'off' THEN
+		RAISE NOTICE 'queries on % may read every partition: the library bloomfilter is not preloaded, and a session prunes only once it is loaded', parent
+			USING HINT = 'Add this line to postgresql.conf and restart the server: shared_preload_libraries = ''bloomfilter''';
+	END IF;
 	RETURN sid;
 END
 $$;
@@ -688,6 +693,14 @@ BEGIN ATOMIC
 	                 AND x.buffer_epoch IS NOT NULL);
 END;
 
+-- Pruning needs the planner hook before a statement is planned: only a
+-- library loaded at the session's start (shared_preload_libraries, or
+-- session_preload_libraries) is there for every statement.
+CREATE FUNCTION @extschema@.bloom_summary_pruning_active() RETURNS boolean
+	AS 'MODULE_PATHNAME', 'bloom_summary_pruning_active' LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.bloom_summary_pruning_active() IS
+	'whether this session''s queries are pruned by managed summaries: the library was preloaded (shared_preload_libraries = ''bloomfilter'') and bloomfilter.enable_summary_pruning is on';
+
 CREATE VIEW @extschema@.bloom_summaries AS
 	SELECT pg_catalog.format('%s(%s)', d.parent,
 	           pg_catalog.array_to_string(d.key_columns, ', ')) AS summary,
@@ -718,11 +731,12 @@ CREATE VIEW @extschema@.bloom_summaries AS
 	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id) AS last_refresh,
 	       (SELECT COALESCE(pg_catalog.sum(@extschema@.bloom_summary_buffered_keys(p.summary_id, p.partition)), 0)
 	        FROM @extschema@.bloom_summary_part p
-	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id)::bigint AS buffered_keys
+	        WHERE p.summary_id OPERATOR(pg_catalog.=) d.summary_id)::bigint AS buffered_keys,
+	       @extschema@.bloom_summary_pruning_active() AS pruning_active
 	FROM @extschema@.bloom_summary_def d
 	WHERE pg_catalog.has_table_privilege(d.parent, 'SELECT');
 COMMENT ON VIEW @extschema@.bloom_summaries IS
-	'the managed summaries of the tables the user may read: partitions (trusted: pruned when the filters rule a key out; untrusted: never pruned until the next refresh), filter bytes, pending deltas (rows, keys, bytes), refresh times, keys in the shared buffer';
+	'the managed summaries of the tables the user may read: partitions (trusted: pruned when the filters rule a key out; untrusted: never pruned until the next refresh), filter bytes, pending deltas (rows, keys, bytes), refresh times, keys in the shared buffer, whether this session prunes';
 GRANT SELECT ON @extschema@.bloom_summaries TO PUBLIC;
 
 

@@ -155,7 +155,7 @@ catalog_owner(Oid schema)
 }
 
 bool
-bloom_summary_keys_pending(void)
+bloom_summary_keys_pending(int32 summary_id)
 {
 	HASH_SEQ_STATUS status;
 	KeyBuffer  *buf;
@@ -165,7 +165,7 @@ bloom_summary_keys_pending(void)
 	hash_seq_init(&status, buffers);
 	while ((buf = hash_seq_search(&status)) != NULL)
 	{
-		if (buf->nkeys > 0 || buf->nhashes > 0)
+		if (buf->key.summary_id == summary_id && (buf->nkeys > 0 || buf->nhashes > 0))
 		{
 			hash_seq_term(&status);
 			return true;

@@ -54,9 +54,9 @@
 #include "utils/typcache.h"
 
 #include "pg_compat.h"
-#include "aggregates/summary_writer.h"
 #include PG_COMPAT_EXPLAIN_STATE_H
 #include PG_COMPAT_EXPLAIN_FORMAT_H
+#include "planner/summary_own_writes.h"
 #include "planner/summary_prune.h"
 #include "planner/summary_prune_internal.h"
 
@@ -1162,20 +1162,6 @@ probe_of(List *candidate, ParamListInfo params, ExprContext *econtext)
 }
 
 /*
- * True if this transaction holds keys of rows it wrote in no delta yet.
- * Writers buffer the keys of their rows and write them as deltas before
- * they commit (or once a buffer grows large), so the rows a transaction
- * wrote itself may be visible to it while their keys are not yet in any
- * delta: such a transaction prunes nothing.  Other transactions see a
- * writer's rows and deltas together, at its commit.
- */
-static bool
-transaction_may_hold_unsummarized_rows(void)
-{
-	return bloom_summary_keys_pending();
-}
-
-/*
  * The JIT flags of a statement whose estimated cost fell to cost: the
  * planner chose them for the plan before any scan was skipped, by the
  * thresholds of jit_above_cost and its siblings (standard_planner); the
@@ -1218,12 +1204,16 @@ decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
 	memcpy(result, stmt, sizeof(PlannedStmt));
 	result->planTree = linitial(marker->custom_plans);
 	if (!enable_summary_pruning || queryDesc->snapshot == InvalidSnapshot ||
-		transaction_may_hold_unsummarized_rows())
+		summary_own_writes_prune_nothing())
 		return result;
 	foreach(lc, marker->custom_private)
 	{
 		SummaryProbe *p;
 
+		/* rows of this transaction may be there, their keys in no summary */
+		if (summary_own_rows_may_be_in(intVal(lsecond((List *) lfirst(lc))),
+									   (Oid) intVal(lthird((List *) lfirst(lc)))))
+			continue;
 		if (has_exec_params(lfirst(lc)))
 		{
 			guarded = lappend(guarded, lfirst(lc));
@@ -1289,6 +1279,8 @@ summary_executor_start(QueryDesc *queryDesc, int eflags)
 
 	bool		rewritten = false;
 
+	/* before the first row: the trees this statement may write */
+	summary_own_writes_note_statement(queryDesc);
 	if (stmt != NULL && stmt->planTree != NULL && IsA(stmt->planTree, CustomScan) &&
 		((CustomScan *) stmt->planTree)->methods == &marker_methods)
 	{
@@ -1313,6 +1305,7 @@ summary_prune_init(void)
 							 &enable_summary_pruning, true, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 	summary_catalog_init();
+	summary_own_writes_init();
 	RegisterCustomScanMethods(&marker_methods);
 	RegisterCustomScanMethods(&skipped_methods);
 	RegisterCustomScanMethods(&guard_methods);

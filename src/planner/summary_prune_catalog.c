@@ -241,6 +241,14 @@ ancestors_of(Oid relid)
 	}
 }
 
+Oid
+summary_tree_root(Oid relid)
+{
+	List	   *ancestors = ancestors_of(relid);
+
+	return ancestors == NIL ? relid : llast_oid(ancestors);
+}
+
 List *
 summaries_of_leaf(SummaryPlanState *state, Oid leaf)
 {

@@ -49,6 +49,12 @@ typedef struct SummaryPlanState
 extern void summary_catalog_init(void);
 
 extern bool summary_catalog_installed(void);
+
+/*
+ * The root of relid's partition tree (relid itself if it is no partition),
+ * from the per-backend cache of ancestors.
+ */
+extern Oid	summary_tree_root(Oid relid);
 extern List *summaries_of_leaf(SummaryPlanState *state, Oid leaf);
 
 /*

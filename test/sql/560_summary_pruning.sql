@@ -277,3 +277,18 @@ SELECT bloom_summary_drop('sp', 'user_id');
 SELECT count(*) AS skipped_dropped FROM plan_of('EXECUTE by_user(42)') l WHERE l LIKE '%Skipped%';
 EXECUTE by_user(42);
 RESET plan_cache_mode;
+
+-- The configuration pruning needs: this session loaded the library with
+-- LOAD, not at its start, so its statements planned before were not
+-- pruned.  bloom_summary_create says so, and bloom_summaries tells.
+SET client_min_messages = notice;
+CREATE TABLE cfg (day int NOT NULL, k bigint) PARTITION BY RANGE (day);
+CREATE TABLE cfg_1 PARTITION OF cfg FOR VALUES FROM (1) TO (2);
+SELECT bloom_summary_create('cfg', 'k', 100, 0.01) > 0 AS created;
+SELECT summary, pruning_active FROM bloom_summaries WHERE parent = 'cfg'::regclass;
+SET bloomfilter.enable_summary_pruning = off;
+SELECT bloom_summary_drop('cfg', 'k');
+SELECT bloom_summary_create('cfg', 'k', 100, 0.01) > 0 AS created_pruning_off;
+RESET bloomfilter.enable_summary_pruning;
+SET client_min_messages = warning;
+DROP TABLE cfg;

@@ -186,5 +186,54 @@ SELECT np_same('SELECT k.uid, e.day, e.name FROM many_keys k JOIN np e ON e.user
 RESET enable_mergejoin;
 RESET enable_hashjoin;
 
+-- Issue 34's case 5: a LATERAL lookup over six dates into a table range
+-- partitioned by date, its leaves partitioned again (range, list, hash),
+-- default partitions at both levels, rows before 2000-01-01 (negative
+-- dates) and before the first bound, keys written by several transactions,
+-- merged and refreshed; the summary's key the partition key, then another
+-- date column.  (The miss the issue saw came from a key lost while its
+-- writer's commit was in flight: test/t/841.)
+CREATE TABLE dl (id int, k1 date NOT NULL, k2 date, g int) PARTITION BY RANGE (k1);
+CREATE TABLE dl_a PARTITION OF dl FOR VALUES FROM ('2026-01-01') TO ('2026-01-11')
+    PARTITION BY HASH (id);
+CREATE TABLE dl_a0 PARTITION OF dl_a FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE dl_a1 PARTITION OF dl_a FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+CREATE TABLE dl_b PARTITION OF dl FOR VALUES FROM ('2026-01-11') TO ('2026-01-21')
+    PARTITION BY LIST (g);
+CREATE TABLE dl_b1 PARTITION OF dl_b FOR VALUES IN (1, 2);
+CREATE TABLE dl_bd PARTITION OF dl_b DEFAULT;
+CREATE TABLE dl_c PARTITION OF dl FOR VALUES FROM ('2026-01-21') TO ('2026-02-01')
+    PARTITION BY RANGE (k1);
+CREATE TABLE dl_c1 PARTITION OF dl_c FOR VALUES FROM ('2026-01-21') TO ('2026-01-25');
+CREATE TABLE dl_cd PARTITION OF dl_c DEFAULT;
+CREATE TABLE dl_d PARTITION OF dl DEFAULT PARTITION BY RANGE (k1);
+CREATE TABLE dl_d1 PARTITION OF dl_d FOR VALUES FROM (MINVALUE) TO ('2000-01-01');
+CREATE TABLE dl_dd PARTITION OF dl_d DEFAULT;
+INSERT INTO dl VALUES (1, '1999-12-30', '1999-12-30', 1), (2, '2025-12-31', '2026-01-03', 2);
+SELECT bloom_summary_create('dl', 'k1', 100, 0.01) > 0 AS created;
+SELECT bloom_summary_create('dl', 'k2', 100, 0.01) > 0 AS created;
+INSERT INTO dl VALUES (3, '2026-01-03', '1999-12-30', 3);
+INSERT INTO dl VALUES (4, '2026-01-12', '2026-01-22', 1), (5, '2026-01-22', '2025-12-31', 7);
+SELECT bloom_summary_merge('dl', 'k1') >= 0 AS merged;
+INSERT INTO dl VALUES (6, '2026-01-28', '2026-01-12', 2), (7, '1960-01-01', '2026-02-01', 5);
+SELECT bloom_summary_refresh('dl', 'k2') AS refreshed;
+INSERT INTO dl VALUES (8, '2026-03-01', '1960-01-01', 0);
+CREATE TABLE dl_dates (k date);
+INSERT INTO dl_dates VALUES ('1960-01-01'), ('1999-12-30'), ('2025-12-31'), ('2026-01-03'),
+    ('2026-01-12'), ('2026-01-22'), ('2026-01-28'), ('2026-03-01'), ('2026-01-05'), ('1999-12-31');
+-- each date alone and six at a time, by the partition key and by k2
+SELECT key, np_rows(q, true) AS found, np_same(q) AS same
+FROM (VALUES ('k1'), ('k2')) c(key),
+     LATERAL (SELECT format('SELECT v.k, s.id FROM (SELECT k FROM dl_dates ORDER BY k LIMIT 6) v, '
+                            'LATERAL (SELECT id FROM dl x WHERE x.%I = v.k OFFSET 0) s', key) AS q) x;
+SELECT key, np_rows(q, true) AS found, np_same(q) AS same
+FROM (VALUES ('k1'), ('k2')) c(key),
+     LATERAL (SELECT format('SELECT v.k, s.id FROM dl_dates v, '
+                            'LATERAL (SELECT id FROM dl x WHERE x.%I = v.k OFFSET 0) s', key) AS q) x;
+-- the guards did skip: for k2 every leaf is guarded, most starts skipped
+SELECT g.guarded, g.starts, g.skipped_starts
+FROM np_guards('SELECT v.k, s.id FROM dl_dates v, LATERAL (SELECT id FROM dl x WHERE x.k2 = v.k OFFSET 0) s') g;
+DROP TABLE dl, dl_dates;
+
 DROP TABLE np, outer_keys, many_keys;
 DROP FUNCTION np_plan, np_guards, np_rows, np_same;
