@@ -56,6 +56,7 @@
 #include "utils/timestamp.h"
 
 #include "aggregates/summary_buffer.h"
+#include "aggregates/summary_wait.h"
 
 PG_FUNCTION_INFO_V1(bloom_summary_buffer_epoch_sql);
 PG_FUNCTION_INFO_V1(bloom_summary_buffered_keys);
@@ -73,7 +74,9 @@ typedef struct BufferSlot
 	TransactionId take_xid;		/* Invalid: none pending */
 	bool		take_committed;	/* known to have committed */
 	uint64		take_seq;		/* it took the hashes before this number */
-	TransactionId take_xmax;	/* every writer of those had an xid below */
+	TransactionId take_horizon; /* the next xid when it took them: that
+								 * merge and every writer of those hashes
+								 * had an xid below it */
 	/* the marker vouching for the hashes appended now */
 	TransactionId marker_xid;	/* Invalid: none: the next writer writes one */
 	bool		marker_committed;
@@ -164,6 +167,7 @@ summary_buffer_init(void)
 							 "Writers append small transactions' summary keys to the shared buffer instead of writing a delta row each.",
 							 "Only when the library is in shared_preload_libraries.",
 							 &buffer_enabled, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	summary_wait_init();
 	/* settings of the postmaster may be defined only while it preloads */
 	if (!process_shared_preload_libraries_in_progress)
 		return;
@@ -238,14 +242,15 @@ xid_outcome(TransactionId xid)
 }
 
 /*
- * Drops the hashes a committed merge took once no snapshot can still see
- * the filter without them; forgets a merge that aborted.  Caller holds the
- * slot's lock exclusively.
+ * Drops the hashes a committed merge took once every snapshot sees that
+ * merge and every writer of those hashes as committed; forgets a merge
+ * that aborted.  Caller holds the slot's lock exclusively.
  */
 static void
 slot_settle(BufferSlot *slot)
 {
 	TransactionId xid = slot->take_xid;
+	TransactionId newest;
 	uint64		drop;
 
 	if (!TransactionIdIsValid(xid))
@@ -266,11 +271,20 @@ slot_settle(BufferSlot *slot)
 		slot->take_committed = true;
 	}
 	/*
-	 * Not before every writer whose hashes it took has ended and is seen
-	 * ended by every snapshot: a refresh replaces the merged filter with
-	 * one built from the rows its snapshot sees, plus what is buffered.
+	 * Not before the merge and every writer whose hashes it took (all with
+	 * xids below take_horizon) precede the oldest xmin of every backend,
+	 * of every database, REPEATABLE READ transactions and replication
+	 * slots included: then no snapshot, present or future, counts any of
+	 * them as running.  A snapshot that still sees the filter before the
+	 * merge (a marker it retired is still visible to it) keeps the hashes
+	 * here, and so does a refresh whose snapshot does not see a writer.
+	 * Neither "committed in clog" nor the latest completed xid would do:
+	 * a commit stays invisible until it leaves the proc array, and a
+	 * writer still committing may have an xid above every completed one.
 	 */
-	if (!GlobalVisCheckRemovableXid(NULL, slot->take_xmax))
+	newest = slot->take_horizon;
+	TransactionIdRetreat(newest);
+	if (!GlobalVisCheckRemovableXid(NULL, newest))
 		return;
 	drop = Min(slot->take_seq - slot->base_seq, (uint64) slot->nhashes);
 	memmove(slot->hashes, slot->hashes + drop, sizeof(uint64) * (slot->nhashes - drop));
@@ -418,6 +432,7 @@ summary_buffer_append(int32 summary_id, Oid partition, const uint64 *hashes, int
 		slot_settle(slot);
 	*merge_due = !TransactionIdIsValid(slot->take_xid) && slot_unmerged(slot) >= threshold;
 	LWLockRelease(slot_lock(i));
+	test_wait_at(TEST_WAIT_BUFFER_APPEND_AFTER);
 	return SUMMARY_BUFFER_APPENDED;
 }
 
@@ -466,7 +481,7 @@ slot_copy(BufferSlot *slot, uint32 start, int *n)
 }
 
 uint64 *
-summary_buffer_take(int32 summary_id, Oid partition, int *n, Snapshot *retire)
+summary_buffer_take(int32 summary_id, Oid partition, int *n, int *nnew, Snapshot *retire)
 {
 	TransactionId xid = GetTopTransactionId();
 	BufferSlot *slot;
@@ -474,6 +489,7 @@ summary_buffer_take(int32 summary_id, Oid partition, int *n, Snapshot *retire)
 	int			i;
 
 	*n = 0;
+	*nnew = 0;
 	*retire = NULL;
 	if (shared == NULL || RecoveryInProgress())
 		return NULL;
@@ -496,8 +512,13 @@ summary_buffer_take(int32 summary_id, Oid partition, int *n, Snapshot *retire)
 	}
 	slot = slot_at(i);
 	slot_settle(slot);
-	/* past what a committed merge took; else every hash (a union is idempotent) */
-	copy = slot_copy(slot, slot->take_committed ? (uint32) (slot->take_seq - slot->base_seq) : 0, n);
+	/*
+	 * Every hash still here, also those a committed merge took: a refresh
+	 * builds its filter from the rows its snapshot sees, which may miss a
+	 * writer that merge saw only in the buffer (a union is idempotent).
+	 */
+	*nnew = (int) slot_unmerged(slot);
+	copy = slot_copy(slot, 0, n);
 	/*
 	 * The markers this snapshot sees vouch for no hash appended after now:
 	 * from here on a writer finds no marker in the slot and writes its own.
@@ -506,12 +527,12 @@ summary_buffer_take(int32 summary_id, Oid partition, int *n, Snapshot *retire)
 	slot->take_xid = xid;
 	slot->take_committed = false;
 	slot->take_seq = slot->base_seq + slot->nhashes;
-	/* the newest xid assigned: the writers of the hashes taken had older ones */
-	slot->take_xmax = (*retire)->xmax;
-	TransactionIdRetreat(slot->take_xmax);
+	/* every writer of the hashes taken had its xid before this one */
+	slot->take_horizon = ReadNextTransactionId();
 	slot->marker_xid = InvalidTransactionId;
 	slot->marker_committed = false;
 	LWLockRelease(slot_lock(i));
+	test_wait_at(TEST_WAIT_MERGE_TAKE_AFTER);
 	if (copy != NULL)
 		*n = summary_hashes_distinct(copy, *n);
 	return copy;
