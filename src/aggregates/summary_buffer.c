@@ -21,21 +21,39 @@
  *	  refresh.  Writers insert a marker only when the slot of the partition
  *	  has no committed one: once per slot and merge, not per transaction.
  *
- *	  Why readers never miss a key (summary_writer.c writes the markers):
+ *	  The invariant (doc/summaries.md, "The shared buffer's invariant"):
+ *	  hashes leave the buffer, and markers retire, only when every snapshot
+ *	  that can see the writer's rows also sees the filter that now holds
+ *	  their keys.  Why the rules keep it (test/unit/test_summary_protocol.c
+ *	  checks them over every interleaving of a bounded model, and the specs
+ *	  of test/isolation/ replay the interleavings that broke older rules):
  *	  - a writer appends before it commits, so a reader whose snapshot sees
  *	    the writer's rows finds its hashes here, unless a merge took them;
- *	  - a merge takes every buffered hash; they leave the buffer only once
- *	    the merge has committed and every transaction that had an xid when
- *	    it took them has ended and is seen ended by every snapshot
- *	    (GlobalVisCheckRemovableXid), so a reader sees the hashes either
- *	    here or in the merged filter, and a refresh, which builds a filter
- *	    from the rows its snapshot sees and unites the buffer into it,
- *	    cannot drop the key of a writer its snapshot does not see;
- *	  - a merge retires markers: under the slot's lock it clears the
- *	    slot's marker and takes a snapshot, and deletes only markers visible
- *	    to that snapshot, whose writers appended before it took the hashes;
- *	    a writer that appends after it finds no marker and writes its own,
- *	    which that snapshot cannot see.
+ *	  - a take (a merge's or a refresh's) records the next xid to be
+ *	    assigned: the merge and every writer whose hash is in the slot had
+ *	    an xid below it.  The hashes leave only once the merge committed
+ *	    and that xid minus one precedes the oldest xmin of every backend
+ *	    (GlobalVisCheckRemovableXid on the shared horizon: REPEATABLE READ
+ *	    transactions, other databases and replication slots included).
+ *	    Then no snapshot, present or future, counts the merge or any of
+ *	    those writers as running: whoever sees a writer sees the merged
+ *	    filter.  The latest completed xid would not do: a writer still
+ *	    committing (in clog, not yet out of the proc array) may have a
+ *	    later xid; nor would clog: a commit is invisible to snapshots until
+ *	    it leaves the proc array, which TransactionIdIsInProgress tells;
+ *	  - a take copies every hash still here, also those a committed merge
+ *	    took: a refresh builds its filter from the rows its snapshot sees,
+ *	    which may miss a writer that merge saw only here;
+ *	  - a take retires markers: under the slot's lock it clears the slot's
+ *	    marker and takes a snapshot, and deletes only markers visible to
+ *	    that snapshot, whose writers (and the writers that relied on them)
+ *	    appended before it took the hashes, so the filter it writes holds
+ *	    their keys and the delete becomes visible with that filter; a
+ *	    writer that appends after it finds no marker and writes its own,
+ *	    which that snapshot cannot see;
+ *	  - a hot standby never reads this buffer: it has no epoch, so a marker
+ *	    it sees keeps the partition from being skipped, and the markers a
+ *	    merge deletes are replayed with the filter that holds their keys.
  *	  The slots' keys are (database, summary, partition); a slot whose
  *	  hashes have all left is given to another partition when needed.
  */

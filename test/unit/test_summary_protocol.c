@@ -364,7 +364,8 @@ report(int label)
 	if (printed[label])
 		return;
 	printed[label] = 1;
-	fprintf(stderr, "counterexample, %s rules: %s\n", new_rules ? "new" : "today's",
+	fprintf(stderr, "counterexample, %s rules%s: %s\n", new_rules ? "new" : "today's",
+			new_rules ? "" : " (expected)",
 			label_names[label]);
 	for (int i = 0; i < depth; i++)
 		fprintf(stderr, "  %2d. %s\n", i + 1, trace[i]);
