@@ -17,7 +17,9 @@
  *	    writer its snapshot sees must be found in the filter version, or
  *	    through a marker it sees and the buffer as it is now;
  *	  - a settle: any backend, at any moment, drops the hashes of a merge
- *	    that committed once the slot's rule allows it.
+ *	    that committed once the slot's rule allows it, and forgets the
+ *	    take of one that rolled back.
+ *	  The merge and the refresh may roll back instead of committing.
  *	  Commits become visible in any order.  Every interleaving is explored
  *	  (depth first, with the states seen remembered), and at every end
  *	  state a fresh snapshot reads every key.
@@ -54,6 +56,7 @@ typedef struct State
 	uint8_t		fpc;			/* 0 idle, 1 snapshot, 2 took, 3 clog, 4 done */
 	uint8_t		rpc[NR];		/* 0 idle, 1 snapshot, 2 read */
 	uint8_t		xid[NTX];		/* 0: none yet */
+	uint8_t		aborted;		/* the merge's or refresh's transaction rolled back */
 	uint8_t		next_xid;
 	uint8_t		latest_completed;
 	Snap		rsnap[NR];
@@ -207,6 +210,12 @@ tx_done(const State *s, int tx)
 	return s->fpc == 4;
 }
 
+static int
+tx_committed(const State *s, int tx)
+{
+	return tx_done(s, tx) && !(s->aborted & (1 << tx));
+}
+
 static uint8_t
 assign_xid(State *s, int tx)
 {
@@ -228,7 +237,7 @@ snapshot(const State *s)
 
 	for (int tx = 0; tx < NTX; tx++)
 	{
-		if (tx_done(s, tx))
+		if (tx_committed(s, tx))
 			snap.vis |= 1 << tx;
 		if (tx_running(s, tx) && s->xid[tx] < snap.xmin)
 			snap.xmin = s->xid[tx];
@@ -268,6 +277,13 @@ settle(State *s)
 	{
 		if (!tx_done(s, tx))
 			return 0;			/* running, or committed and still in the proc array */
+		if (s->aborted & (1 << tx))
+		{
+			/* nothing was merged: every hash is due again */
+			s->take_tx = NONE;
+			s->take_seq = s->base_seq;
+			return 1;
+		}
 		s->take_committed = 1;
 	}
 	if (new_rules)
@@ -316,7 +332,8 @@ take(State *s, int tx)
 			copied |= 1 << w;
 	retire = snapshot(s);
 	for (int w = 0; w < NW; w++)
-		if (s->marker_of[w] && s->marker_del[w] == NONE && (retire.vis & (1 << w)))
+		if (s->marker_of[w] && (retire.vis & (1 << w)) &&
+			(s->marker_del[w] == NONE || (s->aborted & (1 << s->marker_del[w]))))
 			s->marker_del[w] = tx;
 	s->take_tx = tx;
 	s->take_committed = 0;
@@ -419,6 +436,55 @@ step(State *next, const char *what)
 	depth--;
 }
 
+/* The keys of the newest committed version: what a merge's UPDATE reads. */
+static uint8_t
+newest_keys(const State *s)
+{
+	uint8_t		keys = 0;
+
+	for (int i = 0; i < s->nver; i++)
+		if (s->ver_tx[i] == NONE || tx_committed(s, s->ver_tx[i]))
+			keys = s->ver_keys[i];
+	return keys;
+}
+
+/* A rollback of the merge or the refresh: it leaves the proc array. */
+static void
+abort_step(const State *s, int tx)
+{
+	State		n = *s;
+
+	n.aborted |= 1 << tx;
+	leave_proc_array(&n, tx);
+	if (tx == TX_M)
+		n.mpc = 3;
+	else
+		n.fpc = 4;
+	step(&n, tx == TX_M ? "M rolls back" : "F rolls back");
+}
+
+/* A new version of the partition's filter, written by tx. */
+static void
+add_version(State *n, int tx, uint8_t keys)
+{
+	n->ver_tx[n->nver] = tx;
+	n->ver_keys[n->nver] = keys;
+	n->nver++;
+}
+
+/* A transaction's commit: recorded in clog, then out of the proc array. */
+static void
+commit_step(State *n, int tx, int leave, const char *name, char *what, size_t size)
+{
+	if (leave)
+	{
+		leave_proc_array(n, tx);
+		snprintf(what, size, "%s leaves the proc array: visible", name);
+	}
+	else
+		snprintf(what, size, "%s commits in clog (still in the proc array)", name);
+}
+
 static void
 explore_writer(const State *s, int w)
 {
@@ -444,12 +510,14 @@ explore_writer(const State *s, int w)
 			n.seq[w] = ++n.last_seq;
 			break;
 		case 2:
-			snprintf(what, sizeof(what), "W%d commits in clog (still in the proc array)", w + 1);
-			break;
 		case 3:
-			leave_proc_array(&n, w);
-			snprintf(what, sizeof(what), "W%d leaves the proc array: visible", w + 1);
-			break;
+			{
+				char		name[8];
+
+				snprintf(name, sizeof(name), "W%d", w + 1);
+				commit_step(&n, w, s->wpc[w] == 3, name, what, sizeof(what));
+				break;
+			}
 		default:
 			return;
 	}
@@ -485,19 +553,16 @@ explore_merge(const State *s)
 				}
 				assign_xid(&n, TX_M);
 				copied = take(&n, TX_M);
-				n.ver_tx[n.nver] = TX_M;
-				n.ver_keys[n.nver] = n.ver_keys[n.nver - 1] | copied;
-				n.nver++;
+				add_version(&n, TX_M, newest_keys(&n) | copied);
 				snprintf(what, sizeof(what), "M (xid %d) takes hashes {W:%d%d}, retires markers, horizon %d",
 						 n.xid[TX_M], copied & 1, (copied >> 1) & 1, n.take_horizon);
 				break;
 			}
 		case 1:
-			snprintf(what, sizeof(what), "M commits in clog");
-			break;
+			abort_step(s, TX_M);
+			/* FALLTHROUGH */
 		case 2:
-			leave_proc_array(&n, TX_M);
-			snprintf(what, sizeof(what), "M leaves the proc array: visible");
+			commit_step(&n, TX_M, s->mpc == 2, "M", what, sizeof(what));
 			break;
 		default:
 			return;
@@ -530,19 +595,16 @@ explore_refresh(const State *s)
 						rows |= 1 << w;
 				assign_xid(&n, TX_F);
 				copied = take(&n, TX_F);
-				n.ver_tx[n.nver] = TX_F;
-				n.ver_keys[n.nver] = rows | copied;
-				n.nver++;
+				add_version(&n, TX_F, rows | copied);
 				snprintf(what, sizeof(what), "F (xid %d) rows {W:%d%d} + hashes {W:%d%d}, retires markers",
 						 n.xid[TX_F], rows & 1, (rows >> 1) & 1, copied & 1, (copied >> 1) & 1);
 				break;
 			}
 		case 2:
-			snprintf(what, sizeof(what), "F commits in clog");
-			break;
+			abort_step(s, TX_F);
+			/* FALLTHROUGH */
 		case 3:
-			leave_proc_array(&n, TX_F);
-			snprintf(what, sizeof(what), "F leaves the proc array: visible");
+			commit_step(&n, TX_F, s->fpc == 3, "F", what, sizeof(what));
 			break;
 		default:
 			return;
