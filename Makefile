@@ -35,6 +35,12 @@ DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*.sql))
 REGRESS = $(sort $(patsubst test/sql/%.sql,%,$(wildcard test/sql/[0-9]*.sql)))
 REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
 
+# Isolation specs (interleavings of sessions): test/isolation/specs/*.spec
+# against test/isolation/expected/; they need the library preloaded
+# (scripts/test runs them on a cluster of its own, doc/developer.md).
+ISOLATION = $(sort $(patsubst test/isolation/specs/%.spec,%,$(wildcard test/isolation/specs/*.spec)))
+ISOLATION_OPTS = --inputdir=test/isolation --load-extension=$(EXTENSION)
+
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
 
@@ -42,7 +48,7 @@ PROVE_TESTS = test/t/*.pl
 # scripts/test adds it (make COPT=-Werror), so the test command still fails
 # on any warning.
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Wno-sign-compare
-EXTRA_CLEAN = results regression.diffs regression.out
+EXTRA_CLEAN = results regression.diffs regression.out output_iso
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

@@ -21,21 +21,39 @@
  *	  refresh.  Writers insert a marker only when the slot of the partition
  *	  has no committed one: once per slot and merge, not per transaction.
  *
- *	  Why readers never miss a key (summary_writer.c writes the markers):
+ *	  The invariant (doc/summaries.md, "The shared buffer's invariant"):
+ *	  hashes leave the buffer, and markers retire, only when every snapshot
+ *	  that can see the writer's rows also sees the filter that now holds
+ *	  their keys.  Why the rules keep it (test/unit/test_summary_protocol.c
+ *	  checks them over every interleaving of a bounded model, and the specs
+ *	  of test/isolation/ replay the interleavings that broke older rules):
  *	  - a writer appends before it commits, so a reader whose snapshot sees
  *	    the writer's rows finds its hashes here, unless a merge took them;
- *	  - a merge takes every buffered hash; they leave the buffer only once
- *	    the merge has committed and every transaction that had an xid when
- *	    it took them has ended and is seen ended by every snapshot
- *	    (GlobalVisCheckRemovableXid), so a reader sees the hashes either
- *	    here or in the merged filter, and a refresh, which builds a filter
- *	    from the rows its snapshot sees and unites the buffer into it,
- *	    cannot drop the key of a writer its snapshot does not see;
- *	  - a merge retires markers: under the slot's lock it clears the
- *	    slot's marker and takes a snapshot, and deletes only markers visible
- *	    to that snapshot, whose writers appended before it took the hashes;
- *	    a writer that appends after it finds no marker and writes its own,
- *	    which that snapshot cannot see.
+ *	  - a take (a merge's or a refresh's) records the next xid to be
+ *	    assigned: the merge and every writer whose hash is in the slot had
+ *	    an xid below it.  The hashes leave only once the merge committed
+ *	    and that xid minus one precedes the oldest xmin of every backend
+ *	    (GlobalVisCheckRemovableXid on the shared horizon: REPEATABLE READ
+ *	    transactions, other databases and replication slots included).
+ *	    Then no snapshot, present or future, counts the merge or any of
+ *	    those writers as running: whoever sees a writer sees the merged
+ *	    filter.  The latest completed xid would not do: a writer still
+ *	    committing (in clog, not yet out of the proc array) may have a
+ *	    later xid; nor would clog: a commit is invisible to snapshots until
+ *	    it leaves the proc array, which TransactionIdIsInProgress tells;
+ *	  - a take copies every hash still here, also those a committed merge
+ *	    took: a refresh builds its filter from the rows its snapshot sees,
+ *	    which may miss a writer that merge saw only here;
+ *	  - a take retires markers: under the slot's lock it clears the slot's
+ *	    marker and takes a snapshot, and deletes only markers visible to
+ *	    that snapshot, whose writers (and the writers that relied on them)
+ *	    appended before it took the hashes, so the filter it writes holds
+ *	    their keys and the delete becomes visible with that filter; a
+ *	    writer that appends after it finds no marker and writes its own,
+ *	    which that snapshot cannot see;
+ *	  - a hot standby never reads this buffer: it has no epoch, so a marker
+ *	    it sees keeps the partition from being skipped, and the markers a
+ *	    merge deletes are replayed with the filter that holds their keys.
  *	  The slots' keys are (database, summary, partition); a slot whose
  *	  hashes have all left is given to another partition when needed.
  */
@@ -56,6 +74,7 @@
 #include "utils/timestamp.h"
 
 #include "aggregates/summary_buffer.h"
+#include "aggregates/summary_wait.h"
 
 PG_FUNCTION_INFO_V1(bloom_summary_buffer_epoch_sql);
 PG_FUNCTION_INFO_V1(bloom_summary_buffered_keys);
@@ -73,7 +92,9 @@ typedef struct BufferSlot
 	TransactionId take_xid;		/* Invalid: none pending */
 	bool		take_committed;	/* known to have committed */
 	uint64		take_seq;		/* it took the hashes before this number */
-	TransactionId take_xmax;	/* every writer of those had an xid below */
+	TransactionId take_horizon; /* the next xid when it took them: that
+								 * merge and every writer of those hashes
+								 * had an xid below it */
 	/* the marker vouching for the hashes appended now */
 	TransactionId marker_xid;	/* Invalid: none: the next writer writes one */
 	bool		marker_committed;
@@ -164,6 +185,7 @@ summary_buffer_init(void)
 							 "Writers append small transactions' summary keys to the shared buffer instead of writing a delta row each.",
 							 "Only when the library is in shared_preload_libraries.",
 							 &buffer_enabled, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	summary_wait_init();
 	/* settings of the postmaster may be defined only while it preloads */
 	if (!process_shared_preload_libraries_in_progress)
 		return;
@@ -238,14 +260,15 @@ xid_outcome(TransactionId xid)
 }
 
 /*
- * Drops the hashes a committed merge took once no snapshot can still see
- * the filter without them; forgets a merge that aborted.  Caller holds the
- * slot's lock exclusively.
+ * Drops the hashes a committed merge took once every snapshot sees that
+ * merge and every writer of those hashes as committed; forgets a merge
+ * that aborted.  Caller holds the slot's lock exclusively.
  */
 static void
 slot_settle(BufferSlot *slot)
 {
 	TransactionId xid = slot->take_xid;
+	TransactionId newest;
 	uint64		drop;
 
 	if (!TransactionIdIsValid(xid))
@@ -266,11 +289,20 @@ slot_settle(BufferSlot *slot)
 		slot->take_committed = true;
 	}
 	/*
-	 * Not before every writer whose hashes it took has ended and is seen
-	 * ended by every snapshot: a refresh replaces the merged filter with
-	 * one built from the rows its snapshot sees, plus what is buffered.
+	 * Not before the merge and every writer whose hashes it took (all with
+	 * xids below take_horizon) precede the oldest xmin of every backend,
+	 * of every database, REPEATABLE READ transactions and replication
+	 * slots included: then no snapshot, present or future, counts any of
+	 * them as running.  A snapshot that still sees the filter before the
+	 * merge (a marker it retired is still visible to it) keeps the hashes
+	 * here, and so does a refresh whose snapshot does not see a writer.
+	 * Neither "committed in clog" nor the latest completed xid would do:
+	 * a commit stays invisible until it leaves the proc array, and a
+	 * writer still committing may have an xid above every completed one.
 	 */
-	if (!GlobalVisCheckRemovableXid(NULL, slot->take_xmax))
+	newest = slot->take_horizon;
+	TransactionIdRetreat(newest);
+	if (!GlobalVisCheckRemovableXid(NULL, newest))
 		return;
 	drop = Min(slot->take_seq - slot->base_seq, (uint64) slot->nhashes);
 	memmove(slot->hashes, slot->hashes + drop, sizeof(uint64) * (slot->nhashes - drop));
@@ -418,6 +450,7 @@ summary_buffer_append(int32 summary_id, Oid partition, const uint64 *hashes, int
 		slot_settle(slot);
 	*merge_due = !TransactionIdIsValid(slot->take_xid) && slot_unmerged(slot) >= threshold;
 	LWLockRelease(slot_lock(i));
+	test_wait_at(TEST_WAIT_BUFFER_APPEND_AFTER);
 	return SUMMARY_BUFFER_APPENDED;
 }
 
@@ -466,7 +499,7 @@ slot_copy(BufferSlot *slot, uint32 start, int *n)
 }
 
 uint64 *
-summary_buffer_take(int32 summary_id, Oid partition, int *n, Snapshot *retire)
+summary_buffer_take(int32 summary_id, Oid partition, int *n, int *nnew, Snapshot *retire)
 {
 	TransactionId xid = GetTopTransactionId();
 	BufferSlot *slot;
@@ -474,6 +507,7 @@ summary_buffer_take(int32 summary_id, Oid partition, int *n, Snapshot *retire)
 	int			i;
 
 	*n = 0;
+	*nnew = 0;
 	*retire = NULL;
 	if (shared == NULL || RecoveryInProgress())
 		return NULL;
@@ -496,8 +530,13 @@ summary_buffer_take(int32 summary_id, Oid partition, int *n, Snapshot *retire)
 	}
 	slot = slot_at(i);
 	slot_settle(slot);
-	/* past what a committed merge took; else every hash (a union is idempotent) */
-	copy = slot_copy(slot, slot->take_committed ? (uint32) (slot->take_seq - slot->base_seq) : 0, n);
+	/*
+	 * Every hash still here, also those a committed merge took: a refresh
+	 * builds its filter from the rows its snapshot sees, which may miss a
+	 * writer that merge saw only in the buffer (a union is idempotent).
+	 */
+	*nnew = (int) slot_unmerged(slot);
+	copy = slot_copy(slot, 0, n);
 	/*
 	 * The markers this snapshot sees vouch for no hash appended after now:
 	 * from here on a writer finds no marker in the slot and writes its own.
@@ -506,12 +545,12 @@ summary_buffer_take(int32 summary_id, Oid partition, int *n, Snapshot *retire)
 	slot->take_xid = xid;
 	slot->take_committed = false;
 	slot->take_seq = slot->base_seq + slot->nhashes;
-	/* the newest xid assigned: the writers of the hashes taken had older ones */
-	slot->take_xmax = (*retire)->xmax;
-	TransactionIdRetreat(slot->take_xmax);
+	/* every writer of the hashes taken had its xid before this one */
+	slot->take_horizon = ReadNextTransactionId();
 	slot->marker_xid = InvalidTransactionId;
 	slot->marker_committed = false;
 	LWLockRelease(slot_lock(i));
+	test_wait_at(TEST_WAIT_MERGE_TAKE_AFTER);
 	if (copy != NULL)
 		*n = summary_hashes_distinct(copy, *n);
 	return copy;

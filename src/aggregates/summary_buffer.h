@@ -65,12 +65,14 @@ extern uint64 *summary_buffer_copy(int32 summary_id, Oid partition, int *n);
 
 /*
  * A merge's take: every buffered hash of (summary, partition), sorted and
- * distinct (palloc'd, *n of them), dropped from the buffer once this
- * transaction has committed and no snapshot can see the filter before it.
+ * distinct (palloc'd, *n of them; *nnew were taken by no committed merge
+ * before), dropped from the buffer once this transaction has committed and
+ * every snapshot sees it and the writers of those hashes committed.
  * *retire (registered; the caller unregisters it) is the snapshot under
  * which the partition's markers of this epoch may be deleted, or NULL.
  */
-extern uint64 *summary_buffer_take(int32 summary_id, Oid partition, int *n, Snapshot *retire);
+extern uint64 *summary_buffer_take(int32 summary_id, Oid partition, int *n, int *nnew,
+								   Snapshot *retire);
 
 /* Whether (summary, partition) has buffered hashes no merge took (*n). */
 extern bool summary_buffer_pending(int32 summary_id, Oid partition, int64 *n);

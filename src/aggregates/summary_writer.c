@@ -1224,6 +1224,7 @@ bloom_summary_unite_buffered(PG_FUNCTION_ARGS)
 	Snapshot	retire;
 	uint64	   *hashes;
 	int			n;
+	int			nnew;
 
 	if (!may_change_leaf(leaf, schema))
 		ereport(ERROR,
@@ -1233,7 +1234,7 @@ bloom_summary_unite_buffered(PG_FUNCTION_ARGS)
 	if (bf_is_explicit(part) || part->seed != 0 ||
 		bf_scheme_wide(part->hash_scheme) != bf_scheme_wide(BLOOM_HASH_SCHEME_NEWEST))
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	hashes = summary_buffer_take(summary_id, leaf, &n, &retire);
+	hashes = summary_buffer_take(summary_id, leaf, &n, &nnew, &retire);
 	if (retire != NULL)
 	{
 		markers_retire(schema, summary_id, leaf, retire);
@@ -1243,7 +1244,7 @@ bloom_summary_unite_buffered(PG_FUNCTION_ARGS)
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	united = filter_copy(part);
 	insert_hashes(united, hashes, n);
-	united->inserted += n;
+	united->inserted += nnew;
 	PG_RETURN_BLOOM(united);
 }
 
@@ -1261,11 +1262,12 @@ bloom_summary_buffer_discard(PG_FUNCTION_ARGS)
 	Oid			leaf = PG_GETARG_OID(1);
 	Snapshot	retire;
 	int			n;
+	int			nnew;
 
 	if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(leaf)) &&
 		!may_change_leaf(leaf, get_func_namespace(fcinfo->flinfo->fn_oid)))
 		PG_RETURN_BOOL(false);
-	(void) summary_buffer_take(summary_id, leaf, &n, &retire);
+	(void) summary_buffer_take(summary_id, leaf, &n, &nnew, &retire);
 	if (retire != NULL)
 		UnregisterSnapshot(retire);
 	PG_RETURN_BOOL(n > 0);

@@ -12,6 +12,9 @@
 #   - a refresh while keys are buffered keeps them;
 #   - a reader checking committed keys while writers, merges and
 #     refreshes run at once never finds one skipped;
+#   - a writer held after its commit reached clog (synchronous replication
+#     to a standby that never comes): a later writer writes its own marker,
+#     and a merge, a settle and a refresh meanwhile lose none of its keys;
 #   - a hot standby never skips a partition whose keys are buffered on the
 #     primary;
 #   - a crash loses the buffer: the partitions it held keys of are not
@@ -229,6 +232,47 @@ is(sql(q{SELECT count(*) FILTER (WHERE calls > 0) FROM pg_stat_user_functions
 	'the reader, the merger and the refresher all ran');
 note(sql(q{SELECT string_agg(funcname || ': ' || calls, ', ' ORDER BY funcname) FROM pg_stat_user_functions
            WHERE funcname IN ('check_keys', 'bloom_summary_merge', 'bloom_summary_refresh')}));
+
+# ---- commits in flight: recorded in clog, held by synchronous replication ----
+# synchronous_standby_names names a standby that never comes, and only the
+# held session asks for a synchronous commit: its commit is in clog and
+# waits, still in the proc array, invisible to every snapshot (issue 34,
+# case 4).  Its transaction writes a key into ev3, whose slot has a
+# committed marker, and one into ev1, whose slot has none.
+sql(q{SELECT bloom_summary_merge()});
+sql(q{INSERT INTO ev VALUES (3, 9500001, 'marker')});
+sql(q{ALTER SYSTEM SET synchronous_standby_names = 'bloomfilter_no_such_standby'});
+sql(q{ALTER SYSTEM SET synchronous_commit = off});
+$node->reload;
+my $held = $node->background_psql('postgres');
+$held->query_safe(q{SET synchronous_commit = on});
+$held->query_until(qr/held/, qq{\\echo held\nINSERT INTO ev VALUES (3, 9500002, 'held'), (1, 9500003, 'held');\n});
+ok($node->poll_query_until('postgres',
+		q{SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'SyncRep'}),
+	'a writer is held after its commit reached clog');
+is(sql(q{SELECT count(*) FROM ev WHERE user_id IN (9500002, 9500003)}), '0', 'its rows are not visible yet');
+# a marker in clog but in the proc array vouches for nothing yet
+sql(q{INSERT INTO ev VALUES (1, 9500004, 'after')});
+is(sql(q{SELECT count(*) FROM ev WHERE user_id = 9500004}), '1',
+	'a writer after it does not rely on its marker: its key is found');
+# a merge takes the held writer's hashes and retires ev3's marker; a
+# settle; a refresh of ev3 whose snapshot does not see the writer
+sql(q{SELECT bloom_summary_merge()});
+sql(q{SELECT sum(buffered_keys) FROM bloom_summaries});
+sql(q{SELECT bloom_summary_refresh('ev', 'user_id', 'ev3')});
+sql(q{ALTER SYSTEM RESET synchronous_standby_names});
+$node->reload;
+ok($node->poll_query_until('postgres',
+		q{SELECT count(*) = 0 FROM pg_stat_activity WHERE wait_event = 'SyncRep'}),
+	'the writer is released');
+$held->query_safe(q{SELECT 1});
+$held->quit;
+sql(q{ALTER SYSTEM RESET synchronous_commit});
+$node->reload;
+is(sql(q{SELECT count(*) FROM ev WHERE user_id + 0 IN (9500002, 9500003)}), '2', 'its rows are visible');
+is(sql(q{SELECT keys_lost(ARRAY[9500001, 9500002, 9500003, 9500004]::bigint[])}), '0',
+	'no key of a writer held in flight is lost to the merge, the settle or the refresh');
+is(sql(q{SELECT count(*) FROM ev WHERE user_id = 9500002}), '1', 'its key in the refreshed leaf is found');
 
 # ---- a hot standby never reads the primary's buffer ----
 sql(q{SELECT bloom_summary_merge()});
