@@ -8,9 +8,8 @@
 #   a subscriber's triggers that fire always see the rows applied before
 #   them in the same transaction, and after the apply every read on the
 #   subscriber finds the rows, with pruning as without;
-# - issue 34's case 5 (a LATERAL lookup missing a row): a key lost while
-#   its writer's commit was in flight (TODO until the shared buffer's
-#   protocol is fixed).
+# - issue 34's case 5 (a LATERAL lookup missing a row): a key once lost
+#   while its writer's commit was in flight is found.
 use strict;
 use warnings;
 
@@ -140,10 +139,11 @@ is($sub->safe_psql('postgres',
 # flight (held here by synchronous replication to a standby that does not
 # exist): a merge took its hash from the shared buffer, and a refresh whose
 # snapshot did not see the writer rebuilt the partition's filter without
-# it.  The key is then in no filter, delta or marker, and every later
-# read misses the row, the guard of a LATERAL lookup as a constant.  The
-# fix belongs to the shared buffer's protocol (case 4); until it is in,
-# these are TODO.
+# it.  The key was then in no filter, delta or marker, and every later
+# read missed the row, the guard of a LATERAL lookup as a constant.  The
+# shared buffer's protocol (doc/summaries.md, "The shared buffer's
+# invariant") now keeps the hash until every snapshot sees the writer and
+# the merge, and a refresh unites every hash still buffered.
 $sub->safe_psql('postgres', q{
 	CREATE TABLE lk (id int, k1 date NOT NULL) PARTITION BY RANGE (k1);
 	CREATE TABLE lk_a PARTITION OF lk FOR VALUES FROM ('2026-01-01') TO ('2026-02-01')
@@ -181,9 +181,7 @@ my $lookup = q{
 	    LATERAL (SELECT id FROM lk x WHERE x.k1 = v.k OFFSET 0) s};
 is($sub->safe_psql('postgres', "SET bloomfilter.enable_summary_pruning = off; $lookup"), '5',
 	'the table holds five of the six dates');
-TODO:
 {
-	local $TODO = 'issue 34 case 4: a merge and a refresh during a commit in flight lose its key';
 	is($sub->safe_psql('postgres', $lookup), '5', 'the LATERAL lookup (the guard) finds them all');
 	# one constant per scan: an IN list keeps a partition if any of its
 	# values may be there
