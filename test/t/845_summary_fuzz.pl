@@ -59,6 +59,7 @@ $node->start;
 
 my $state = $node->basedir . '/fuzz_state.json';
 my $findings = $node->basedir . '/fuzz_findings.txt';
+note("findings, with all their statements: $findings");
 my %total;
 my $segments = $crashes + 1;
 for my $segment (0 .. $crashes)

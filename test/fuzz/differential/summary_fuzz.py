@@ -60,12 +60,48 @@ import psycopg2
 import psycopg2.extensions
 
 GUC = 'bloomfilter.enable_summary_pruning'
+TRIGGERS = [True]           # --no-triggers: no row triggers looking up the table
 SKIP_RE = re.compile(r'(?:Partitions|Scans) Skipped by Summary: (\d+) of (\d+)')
 KEY_TYPES = ['int4', 'int8', 'text', 'date', 'timestamp', 'uuid']
 BASE_DATE = datetime.date(2024, 1, 1)
 # SQLSTATEs a round may meet without a finding: serialization failures,
 # deadlocks, lock timeouts, cancels (the held commit's), statement timeouts.
 EXPECTED_STATES = {'40001', '40P01', '55P03', '57014'}
+
+
+# fz_count: a VOLATILE function a write calls (directly or from the row
+# triggers fz_trig); it counts the rows of a key with pruning on and off and
+# raises on a difference.
+SETUP_SQL = [
+r"""
+CREATE OR REPLACE FUNCTION fz_count(tbl text, col text, val text, typ text) RETURNS bigint
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+	q text := format('SELECT count(*) FROM %I WHERE %I = %L::%s', tbl, col, val, typ);
+	old text := current_setting('bloomfilter.enable_summary_pruning');
+	n_on bigint;
+	n_off bigint;
+BEGIN
+	IF old <> 'on' THEN
+		EXECUTE q INTO n_off;
+		RETURN n_off;
+	END IF;
+	EXECUTE q INTO n_on;
+	PERFORM set_config('bloomfilter.enable_summary_pruning', 'off', true);
+	EXECUTE q INTO n_off;
+	PERFORM set_config('bloomfilter.enable_summary_pruning', old, true);
+	IF n_on <> n_off THEN
+		RAISE EXCEPTION 'bloomfuzz mismatch: % rows of %.% = % with pruning, % without', n_on, tbl, col, val, n_off;
+	END IF;
+	RETURN n_off;
+END $$""",
+r"""
+CREATE OR REPLACE FUNCTION fz_trig() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM fz_count(TG_ARGV[0], 'k1', NEW.k1::text, TG_ARGV[1]);
+	RETURN NEW;
+END $$"""]
 
 
 # ---------------------------------------------------------------- values
@@ -107,15 +143,18 @@ class Table:
 
     def __init__(self, rng, name, kind=None):
         self.name = name
-        self.kind = kind or rng.choice(['list', 'range', 'hash', 'multi', 'fk', 'range'])
+        self.kind = kind or rng.choice(['list', 'range', 'hash', 'multi', 'fk', 'range', 'rangek', 'rangek'])
         self.t1 = 'int8' if self.kind == 'fk' else rng.choice(KEY_TYPES)
         if self.kind == 'range' and rng.random() < 0.5:
             self.t1 = 'date'                     # case 5's shape
+        if self.kind == 'rangek':
+            # ranges over the key itself: types whose order follows n
+            self.t1 = rng.choice(['date', 'date', 'int4', 'int8', 'timestamp'])
         self.t2 = rng.choice(KEY_TYPES)
-        self.composite = self.kind not in ('fk', 'hash') and rng.random() < 0.3
+        self.composite = self.kind not in ('fk', 'hash', 'rangek') and rng.random() < 0.3
         self.keys = ['k'] if self.kind == 'fk' else (['k1', 'k2'] if self.composite else ['k1'])
         self.domain = rng.choice([40, 200, 1000])
-        self.triggers = self.kind != 'fk' and rng.random() < 0.5
+        self.triggers = self.kind != 'fk' and rng.random() < 0.5 and TRIGGERS[0]
         self.summary_first = rng.random() < 0.5
         self.rows = 0           # committed rows, at the end of a run (crash check)
 
@@ -150,6 +189,22 @@ class Table:
                     out.append("CREATE TABLE %s_r%d PARTITION OF %s FOR VALUES FROM ('%s') TO ('%s')"
                                % (n, i, n, lo, hi))
             out.append('CREATE TABLE %s_rdef PARTITION OF %s DEFAULT' % (n, n))
+        elif self.kind == 'rangek':
+            # range partitions of the summary's key column, leaves
+            # sub-partitioned, a default partition: PostgreSQL's own run-time
+            # pruning and the summary's guard over the same parameter
+            out.append('CREATE TABLE %s (%s, PRIMARY KEY (id, k1, p)) PARTITION BY RANGE (k1)' % (n, cols))
+            step = max(1, self.domain // 5)
+            for i in range(4):
+                lo, hi = key_literal(self.t1, step * i), key_literal(self.t1, step * (i + 1))
+                if i % 2 == 0:
+                    out.append('CREATE TABLE %s_k%d PARTITION OF %s FOR VALUES FROM (%s) TO (%s) '
+                               'PARTITION BY LIST (p)' % (n, i, n, lo, hi))
+                    out.append('CREATE TABLE %s_k%d_a PARTITION OF %s_k%d FOR VALUES IN (0, 1, 2, 3, 4)' % (n, i, n, i))
+                    out.append('CREATE TABLE %s_k%d_b PARTITION OF %s_k%d DEFAULT' % (n, i, n, i))
+                else:
+                    out.append('CREATE TABLE %s_k%d PARTITION OF %s FOR VALUES FROM (%s) TO (%s)' % (n, i, n, lo, hi))
+            out.append('CREATE TABLE %s_kdef PARTITION OF %s DEFAULT' % (n, n))
         elif self.kind == 'hash':
             out.append('CREATE TABLE %s (%s, PRIMARY KEY (id, k1)) PARTITION BY HASH (k1)' % (n, cols))
             for i in range(4):
@@ -226,6 +281,16 @@ class Session:
         self.cur.execute("SET synchronous_commit = local")
         self.cur.execute("SET lock_timeout = '1s'")
         self.cur.execute("SET statement_timeout = '60s'")
+        # writers' merges at random thresholds; now and then a session
+        # that writes delta rows instead of using the shared buffer
+        r = fz.rng
+        for guc, values in (('summary_merge_check_every', [1, 4, 32]),
+                            ('summary_merge_deltas', [2, 16, 128]),
+                            ('summary_merge_keys', [100, 2000, 10000]),
+                            ('summary_buffer', ['on', 'on', 'on', 'off'])):
+            sql = 'SET bloomfilter.%s = %s' % (guc, r.choice(values))
+            self.cur.execute(sql)
+            fz.settings_lines.append('%s: %s;' % (name, sql))
         self.cur.execute("SELECT pg_backend_pid()")
         self.pid = self.cur.fetchone()[0]
         self.in_tx = False
@@ -276,6 +341,7 @@ class Fuzzer:
         self.dsn = args.dsn
         self.rng = random.Random(args.seed)
         self.trace = []
+        self.settings_lines = []    # each session's settings, head of every trace
         self.schema = {}            # table name -> list of DDL statements
         self.tables = []
         self.next_id = 1
@@ -514,8 +580,9 @@ class Fuzzer:
             ids = rng.sample(owned, min(len(owned), 3))
             k = t.key(rng)
             hot.append(k)
-            conflict = {'list': 'id, p', 'range': 'id, d, p', 'hash': 'id, k1', 'multi': 'id, p, d'}[t.kind]
-            upd = 'v = EXCLUDED.v + 1' if t.kind == 'hash' else 'k1 = %s' % key_literal(t.t1, k)
+            conflict = {'list': 'id, p', 'range': 'id, d, p', 'hash': 'id, k1', 'multi': 'id, p, d',
+                        'rangek': 'id, k1, p'}[t.kind]
+            upd = 'v = EXCLUDED.v + 1' if t.kind in ('hash', 'rangek') else 'k1 = %s' % key_literal(t.t1, k)
             i = self.new_id()
             owned.append(i)
             k2 = t.key(rng)
@@ -537,7 +604,7 @@ class Fuzzer:
                     owned.append(i)
                 used.add(i)
                 rows.append('(%s)' % ', '.join(t.row_values(rng, i, k)))
-            upd = 'v = s.v' if t.kind == 'hash' else 'k1 = s.k1, v = s.v'
+            upd = 'v = s.v' if t.kind in ('hash', 'rangek') else 'k1 = s.k1, v = s.v'
             return kind, ('MERGE INTO %s t USING (VALUES %s) s(id, p, d, k1, k2, v) ON t.id = s.id '
                           'WHEN MATCHED THEN UPDATE SET %s '
                           'WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.p, s.d, s.k1, s.k2, s.v)' % (
@@ -642,7 +709,7 @@ class Fuzzer:
         self.table_no += 1
         t = Table(self.rng, 'fz%d_%d' % (self.args.seed % 100000, self.table_no), kind)
         t.fk_keys = []
-        self.trace = []
+        self.trace = list(self.settings_lines)
         stmts = t.ddl(self.rng)
         a = self.admin
         for sql in stmts:
@@ -672,37 +739,8 @@ class Fuzzer:
     def setup(self):
         a = self.admin
         a.run('CREATE EXTENSION IF NOT EXISTS bloomfilter')
-        # fz_count: a VOLATILE function a write calls; it counts the rows of
-        # a key with pruning on and off and raises on a difference.
-        a.run(r"""
-CREATE OR REPLACE FUNCTION fz_count(tbl text, col text, val text, typ text) RETURNS bigint
-LANGUAGE plpgsql VOLATILE AS $$
-DECLARE
-	q text := format('SELECT count(*) FROM %I WHERE %I = %L::%s', tbl, col, val, typ);
-	old text := current_setting('bloomfilter.enable_summary_pruning');
-	n_on bigint;
-	n_off bigint;
-BEGIN
-	IF old <> 'on' THEN
-		EXECUTE q INTO n_off;
-		RETURN n_off;
-	END IF;
-	EXECUTE q INTO n_on;
-	PERFORM set_config('bloomfilter.enable_summary_pruning', 'off', true);
-	EXECUTE q INTO n_off;
-	PERFORM set_config('bloomfilter.enable_summary_pruning', old, true);
-	IF n_on <> n_off THEN
-		RAISE EXCEPTION 'bloomfuzz mismatch: % rows of %.% = % with pruning, % without', n_on, tbl, col, val, n_off;
-	END IF;
-	RETURN n_off;
-END $$""")
-        a.run(r"""
-CREATE OR REPLACE FUNCTION fz_trig() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-	PERFORM fz_count(TG_ARGV[0], 'k1', NEW.k1::text, TG_ARGV[1]);
-	RETURN NEW;
-END $$""")
+        for sql in SETUP_SQL:
+            a.run(sql)
 
     # --- rounds
     def single_round(self, t):
@@ -991,12 +1029,14 @@ def main():
     ap.add_argument('--keep-tables', type=int, default=4)
     ap.add_argument('--trace-lines', type=int, default=80)
     ap.add_argument('--stop-on-finding', action='store_true')
+    ap.add_argument('--no-triggers', action='store_true', help='no row triggers that read the table')
     ap.add_argument('--print-per-case', type=int, default=2,
                     help='findings of one case printed with their statements; the others in one line')
     args = ap.parse_args()
     if args.seed is None:
         args.seed = random.SystemRandom().randrange(1 << 31)
     print('# summary_fuzz seed %d (replay: BLOOM_FUZZ_SEED=%d)' % (args.seed, args.seed), flush=True)
+    TRIGGERS[0] = not args.no_triggers
     fz = Fuzzer(args)
     status = 0
     try:
