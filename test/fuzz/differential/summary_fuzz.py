@@ -156,6 +156,9 @@ class Table:
         self.domain = rng.choice([40, 200, 1000])
         self.triggers = self.kind != 'fk' and rng.random() < 0.5 and TRIGGERS[0]
         self.summary_first = rng.random() < 0.5
+        # an index on the key: nested loops then rescan parameterized
+        # index scans under the summary's guard
+        self.indexed = self.kind != 'fk' and rng.random() < 0.6
         self.rows = 0           # committed rows, at the end of a run (crash check)
 
     # --- DDL
@@ -348,7 +351,7 @@ class Fuzzer:
         self.table_no = 0
         self.stats = dict(reads=0, reads_skipped=0, writes=0, write_statements_retried=0,
                           wrong_results=0, spurious_errors=0, expected_errors=0,
-                          invalid_statements=0, rounds=0, concurrent_rounds=0,
+                          invalid_statements=0, rounds=0, concurrent_rounds=0, serial_rounds=0,
                           held_commits=0, crash_checks=0, crash_keys_checked=0,
                           crash_rows_missing=0, merges=0, refreshes=0, tables=0)
         self.findings = []
@@ -445,6 +448,9 @@ class Fuzzer:
                 if nl:
                     s.run('SET LOCAL enable_hashjoin = off')
                     s.run('SET LOCAL enable_mergejoin = off')
+                    if self.rng.random() < 0.5:
+                        s.run('SET LOCAL enable_seqscan = off')
+                        s.run('SET LOCAL enable_bitmapscan = %s' % self.rng.choice(['on', 'off']))
                 s.run('SET LOCAL %s = on' % GUC)
                 on = sorted(map(repr, s.run(sql, fetch=True)))
                 plan = s.run('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' + sql, fetch=True, log=False)
@@ -714,6 +720,10 @@ class Fuzzer:
         a = self.admin
         for sql in stmts:
             a.run(sql)
+        if getattr(t, 'indexed', False):
+            sql = 'CREATE INDEX ON %s (k1)' % t.name
+            a.run(sql)
+            stmts.append(sql)
         if t.triggers:
             for sql in t.trigger_ddl():
                 a.run(sql)
@@ -795,9 +805,11 @@ class Fuzzer:
             self.stats['invalid_statements'] += 1
             print('# unexpected error in %s: %s' % (s.name, msg), flush=True)
 
-    def concurrent_round(self, t):
+    def concurrent_round(self, t, serial=False):
         """Writers, an open merge, refreshes and readers holding snapshots,
-        interleaved by the seed; optionally one commit held in flight."""
+        interleaved by the seed; optionally one commit held in flight.
+        serial: the same sessions, but every transaction ends before the
+        next step (no concurrency: what fails then is case 5's kind)."""
         rng = self.rng
         S = self.sessions
         hot = list(rng.sample(range(t.domain), 3))
@@ -805,9 +817,10 @@ class Fuzzer:
         readers = {'R1': 'READ COMMITTED', 'R2': 'REPEATABLE READ', 'R3': 'SERIALIZABLE', 'R4': 'REPEATABLE READ'}
         held = None
         steps = rng.randrange(8, 28)
-        self.stats['concurrent_rounds'] += 1
-        self.ctx = dict(round='concurrent', merge_open=False, held=False, held_in_round=False)
-        use_held = rng.random() < self.args.held_share
+        self.stats['serial_rounds' if serial else 'concurrent_rounds'] += 1
+        self.ctx = dict(round='single' if serial else 'concurrent', merge_open=False, held=False,
+                        held_in_round=False)
+        use_held = not serial and rng.random() < self.args.held_share
         for step in range(steps):
             a = rng.random()
             try:
@@ -817,7 +830,7 @@ class Fuzzer:
                     if not s.in_tx:
                         s.begin()
                     self.do_write(s, t, t.owned.setdefault(w, []), hot)
-                    if rng.random() < 0.6:
+                    if rng.random() < 0.6 or serial:
                         s.end('COMMIT')
                 elif a < 0.42:
                     s = S['M']
@@ -829,7 +842,7 @@ class Fuzzer:
                         s.run(t.merge_sql(rng))
                         self.stats['merges'] += 1
                         self.ctx['merge_open'] = True
-                        if rng.random() < 0.3:
+                        if rng.random() < 0.3 or serial:
                             s.end('COMMIT')
                             self.ctx['merge_open'] = False
                 elif a < 0.47:
@@ -850,7 +863,7 @@ class Fuzzer:
                     if not s.in_tx:
                         s.begin(readers[r])
                     self.one_read(s, t, self.pick_keys(t, hot))
-                    if rng.random() < 0.25:
+                    if rng.random() < 0.25 or serial:
                         s.end('COMMIT')
             except psycopg2.Error as e:
                 self.note_error(s, e)
@@ -972,12 +985,21 @@ class Fuzzer:
             json.dump({'tables': out, 'next_id': self.next_id, 'table_no': self.table_no}, f)
 
     # --- main loop
+    SESSIONS = ['A', 'S', 'W1', 'W2', 'M', 'F', 'X', 'R1', 'R2', 'R3', 'R4', 'H']
+
+    def connect_all(self):
+        """New connections for every session: a table's statements then
+        replay alone (backend state such as the writer's merge-check count
+        starts afresh, as in summary_replay.py)."""
+        for s in getattr(self, 'sessions', {}).values():
+            s.close()
+        self.settings_lines = []
+        self.sessions = {n: Session(self, n) for n in self.SESSIONS}
+        self.admin = self.sessions['A']
+
     def run(self):
-        self.admin = Session(self, 'A')
+        self.connect_all()
         self.setup()
-        self.sessions = {n: Session(self, n) for n in
-                         ['S', 'W1', 'W2', 'M', 'F', 'X', 'R1', 'R2', 'R3', 'R4', 'H']}
-        self.sessions['A'] = self.admin
         state = None
         if self.args.state:
             try:
@@ -996,17 +1018,24 @@ class Fuzzer:
         while time.time() < deadline:
             if (self.current is None or rounds_on_table >= self.args.rounds_per_table
                     or getattr(self.current, 'tainted', False)):
+                # the tables before go first: their leaves free their
+                # slots of the shared buffer, so that a table's statements
+                # meet the same buffer when replayed alone
+                while len(self.tables) >= self.args.keep_tables:
+                    old = self.tables.pop(0)
+                    self.admin.run('DROP TABLE %s' % old.name, log=False)
+                self.connect_all()
                 self.current = self.new_table(self.rng.choice(kinds) if kinds else None)
                 self.current.owned = {}
                 rounds_on_table = 0
-                if len(self.tables) > self.args.keep_tables:
-                    old = self.tables.pop(0)
-                    self.admin.run('DROP TABLE %s' % old.name, log=False)
             t = self.current
             self.stats['rounds'] += 1
             rounds_on_table += 1
-            if self.rng.random() < self.args.concurrent_share:
+            r = self.rng.random()
+            if r < self.args.concurrent_share:
                 self.concurrent_round(t)
+            elif r < self.args.concurrent_share + self.args.serial_share:
+                self.concurrent_round(t, serial=True)
             else:
                 self.single_round(t)
         if self.args.state:
@@ -1025,8 +1054,11 @@ def main():
     ap.add_argument('--kinds', help='table kinds only (list,range,hash,multi,fk)')
     ap.add_argument('--concurrent-share', type=float, default=0.35)
     ap.add_argument('--held-share', type=float, default=0.4)
+    ap.add_argument('--serial-share', type=float, default=0.15,
+                    help='share of rounds with several sessions one transaction at a time')
     ap.add_argument('--rounds-per-table', type=int, default=12)
-    ap.add_argument('--keep-tables', type=int, default=4)
+    ap.add_argument('--keep-tables', type=int, default=1,
+                    help='tables kept when a new one is made (more: a finding may not replay alone)')
     ap.add_argument('--trace-lines', type=int, default=80)
     ap.add_argument('--stop-on-finding', action='store_true')
     ap.add_argument('--no-triggers', action='store_true', help='no row triggers that read the table')
