@@ -31,7 +31,8 @@ TARGET_CONCURRENT=${TARGET_CONCURRENT:-200}
 MAX_RUNS=${MAX_RUNS:-4}
 
 BINDIR=$("$PG_CONFIG" --bindir)
-PGXS_PERL=$(dirname "$("$PG_CONFIG" --pgxs)")/../test/perl
+PGXS_SRC=$(dirname "$("$PG_CONFIG" --pgxs)")/..
+PGXS_PERL=$PGXS_SRC/test/perl
 VERSION=$("$PG_CONFIG" --version)
 
 # prove wants a directory the server's user can write (tmp_check) and the
@@ -58,7 +59,7 @@ while :; do
     (cd "$WORK" && "${as_user[@]}" env TESTDIR="$WORK" PATH="$BINDIR:$PATH" \
         BLOOM_FUZZ_SECONDS="$SECONDS_BUDGET" BLOOM_FUZZ_SEED="$seed" \
         BLOOM_FUZZ_CRASHES="$CRASHES" BLOOM_FUZZ_RESULTS="$stats" \
-        PG_TEST_PORT_DIR=/tmp/bloomfilter-tap-ports \
+        PG_TEST_PORT_DIR=/tmp/bloomfilter-tap-ports PG_REGRESS="$PGXS_SRC/test/regress/pg_regress" \
         nice prove -I "$PGXS_PERL" -I "$WORK" --verbose test/t/845_summary_fuzz.pl) >"$log" 2>&1 || status=$?
     secs=$(( $(date +%s) - start ))
     [ -f "$stats" ] || { cat "$log"; echo "error: run $run left no statistics" >&2; exit 1; }
