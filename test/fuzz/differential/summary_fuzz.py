@@ -531,6 +531,21 @@ class Fuzzer:
             return self.fk_write(t, hot)
         kind = rng.choice(['values', 'select', 'copy', 'update', 'conflict', 'merge', 'cte', 'volatile',
                            'values', 'select'])
+        if rng.random() < self.args.bulk_share and t.t1 != 'uuid':
+            kind = 'bulk'
+        if kind == 'bulk':
+            # more keys than a backend buffers (65,536): written as a delta
+            # during the statement; the keys are distinct and new, and the
+            # earliest and latest of them are read later
+            n = 70000
+            first = self.next_id
+            self.next_id += n
+            base = t.domain * 100 + first
+            hot.extend([base, base + 1, base + 7, base + 4095, base + 65535, base + 65536, base + n - 1])
+            return kind, ("INSERT INTO %s SELECT g, g %% 11, DATE '%s' + (g %% 170 - 20), %s, %s, g %% 100 "
+                          "FROM generate_series(%d, %d) g" % (
+                              t.name, BASE_DATE, self.key_expr(t.t1, 'g - %d + %d' % (first, base)),
+                              key_literal(t.t2, 1), first, first + n - 1))
         if kind in ('update', 'conflict') and not owned:
             kind = 'values'
         if kind == 'values':
@@ -1054,6 +1069,8 @@ def main():
     ap.add_argument('--kinds', help='table kinds only (list,range,hash,multi,fk)')
     ap.add_argument('--concurrent-share', type=float, default=0.35)
     ap.add_argument('--held-share', type=float, default=0.4)
+    ap.add_argument('--bulk-share', type=float, default=0.005,
+                    help='share of writes of 70,000 new keys in one statement')
     ap.add_argument('--serial-share', type=float, default=0.15,
                     help='share of rounds with several sessions one transaction at a time')
     ap.add_argument('--rounds-per-table', type=int, default=12)
