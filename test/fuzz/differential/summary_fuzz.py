@@ -180,34 +180,15 @@ class Table:
             out.append('CREATE TABLE %s_ldef PARTITION OF %s DEFAULT' % (n, n))
         elif self.kind == 'range':
             out.append('CREATE TABLE %s (%s, PRIMARY KEY (id, d, p)) PARTITION BY RANGE (d)' % (n, cols))
-            for i in range(4):
-                lo = BASE_DATE + datetime.timedelta(days=30 * i)
-                hi = BASE_DATE + datetime.timedelta(days=30 * (i + 1))
-                if i % 2 == 0:
-                    out.append("CREATE TABLE %s_r%d PARTITION OF %s FOR VALUES FROM ('%s') TO ('%s') "
-                               "PARTITION BY LIST (p)" % (n, i, n, lo, hi))
-                    out.append('CREATE TABLE %s_r%d_a PARTITION OF %s_r%d FOR VALUES IN (0, 1, 2, 3, 4)' % (n, i, n, i))
-                    out.append('CREATE TABLE %s_r%d_b PARTITION OF %s_r%d DEFAULT' % (n, i, n, i))
-                else:
-                    out.append("CREATE TABLE %s_r%d PARTITION OF %s FOR VALUES FROM ('%s') TO ('%s')"
-                               % (n, i, n, lo, hi))
-            out.append('CREATE TABLE %s_rdef PARTITION OF %s DEFAULT' % (n, n))
+            out += self.range_leaves('r', ["'%s'" % (BASE_DATE + datetime.timedelta(days=30 * i))
+                                           for i in range(5)])
         elif self.kind == 'rangek':
             # range partitions of the summary's key column, leaves
             # sub-partitioned, a default partition: PostgreSQL's own run-time
             # pruning and the summary's guard over the same parameter
             out.append('CREATE TABLE %s (%s, PRIMARY KEY (id, k1, p)) PARTITION BY RANGE (k1)' % (n, cols))
             step = max(1, self.domain // 5)
-            for i in range(4):
-                lo, hi = key_literal(self.t1, step * i), key_literal(self.t1, step * (i + 1))
-                if i % 2 == 0:
-                    out.append('CREATE TABLE %s_k%d PARTITION OF %s FOR VALUES FROM (%s) TO (%s) '
-                               'PARTITION BY LIST (p)' % (n, i, n, lo, hi))
-                    out.append('CREATE TABLE %s_k%d_a PARTITION OF %s_k%d FOR VALUES IN (0, 1, 2, 3, 4)' % (n, i, n, i))
-                    out.append('CREATE TABLE %s_k%d_b PARTITION OF %s_k%d DEFAULT' % (n, i, n, i))
-                else:
-                    out.append('CREATE TABLE %s_k%d PARTITION OF %s FOR VALUES FROM (%s) TO (%s)' % (n, i, n, lo, hi))
-            out.append('CREATE TABLE %s_kdef PARTITION OF %s DEFAULT' % (n, n))
+            out += self.range_leaves('k', [key_literal(self.t1, step * i) for i in range(5)])
         elif self.kind == 'hash':
             out.append('CREATE TABLE %s (%s, PRIMARY KEY (id, k1)) PARTITION BY HASH (k1)' % (n, cols))
             for i in range(4):
@@ -225,6 +206,24 @@ class Table:
                                % (n, i, j, n, i, lo, hi))
                 out.append('CREATE TABLE %s_m%d_def PARTITION OF %s_m%d DEFAULT' % (n, i, n, i))
             out.append('CREATE TABLE %s_mdef PARTITION OF %s DEFAULT' % (n, n))
+        return out
+
+    def range_leaves(self, tag, bounds):
+        """Range partitions between consecutive bounds (SQL literals), every
+        other one sub-partitioned by list of p with a default, and a
+        default partition."""
+        n = self.name
+        out = []
+        for i, (lo, hi) in enumerate(zip(bounds, bounds[1:])):
+            leaf = '%s_%s%d' % (n, tag, i)
+            if i % 2 == 0:
+                out.append('CREATE TABLE %s PARTITION OF %s FOR VALUES FROM (%s) TO (%s) PARTITION BY LIST (p)'
+                           % (leaf, n, lo, hi))
+                out.append('CREATE TABLE %s_a PARTITION OF %s FOR VALUES IN (0, 1, 2, 3, 4)' % (leaf, leaf))
+                out.append('CREATE TABLE %s_b PARTITION OF %s DEFAULT' % (leaf, leaf))
+            else:
+                out.append('CREATE TABLE %s PARTITION OF %s FOR VALUES FROM (%s) TO (%s)' % (leaf, n, lo, hi))
+        out.append('CREATE TABLE %s_%sdef PARTITION OF %s DEFAULT' % (n, tag, n))
         return out
 
     def summary_sql(self):
@@ -517,7 +516,7 @@ class Fuzzer:
         return on, off, skipped, 'prepared/' + mode
 
     # --- writes
-    def new_id(self, sess_no=0, nsess=1):
+    def new_id(self):
         i = self.next_id
         self.next_id += 1
         return i
@@ -966,8 +965,7 @@ class Fuzzer:
                                                   fetch=True, log=False)]
                 for chunk in range(0, len(keys), 50):
                     part = keys[chunk:chunk + 50]
-                    arr = 'ARRAY[%s]::%s[]' % (', '.join("'%s'" % k.replace("'", "''") for k in part),
-                                               't.t1' if False else (t.t1))
+                    arr = 'ARRAY[%s]::%s[]' % (', '.join("'%s'" % k.replace("'", "''") for k in part), t.t1)
                     sql = ('SELECT v.k, (SELECT count(*) FROM %s x WHERE x.%s = v.k) FROM unnest(%s) v(k)'
                            % (t.name, keycol, arr))
                     s = S['R1']
