@@ -6,6 +6,10 @@
 #   summary_replay.py --dsn DSN --findings FILE --finding N [--minimize]
 #   summary_replay.py --dsn DSN --trace FILE [--minimize]
 #
+# Exit status: 0 when the replay fails nowhere, 3 when it shows a failure.
+# summary_cases/*.trace are the shrunk sequences of issue 34's cases, which
+# test/t/845_summary_fuzz.pl replays as regression tests.
+#
 # A trace is the fuzzer's: one "SESSION: statement;" per line, a COPY's
 # rows on the lines after it up to "\.".  Each session is a connection of
 # its own; the statements run in the order of the trace.  "H: COMMIT; --
@@ -286,11 +290,12 @@ def main():
     f = rp.run(entries)
     print('# replay of %d statements: %s' % (len(entries), f or 'no failure'))
     if f is None:
-        sys.exit(1)
+        sys.exit(0)
     if args.minimize:
         entries = minimize(rp, entries, f.split(':')[0])
         print('# minimal sequence (%d statements): %s' % (len(entries), rp.run(entries)))
         show(entries)
+    sys.exit(3)
 
 
 if __name__ == '__main__':
