@@ -63,7 +63,12 @@ GUC = 'bloomfilter.enable_summary_pruning'
 TRIGGERS = [True]           # --no-triggers: no row triggers looking up the table
 SKIP_RE = re.compile(r'(?:Partitions|Scans) Skipped by Summary: (\d+) of (\d+)')
 KEY_TYPES = ['int4', 'int8', 'text', 'date', 'timestamp', 'uuid']
-BASE_DATE = datetime.date(2024, 1, 1)
+BASE_DATE = datetime.date(2024, 1, 1)         # of the column d
+# Keys start just before 2000-01-01 (PostgreSQL's epoch of date and
+# timestamp: negative internal values) and below zero for integers.
+KEY_DATE = datetime.date(1999, 12, 25)
+KEY_TIMESTAMP = datetime.datetime(1999, 12, 31, 18)
+KEY_SHIFT = 10
 # SQLSTATEs a round may meet without a finding: serialization failures,
 # deadlocks, lock timeouts, cancels (the held commit's), statement timeouts.
 EXPECTED_STATES = {'40001', '40P01', '55P03', '57014'}
@@ -109,15 +114,15 @@ END $$"""]
 def key_literal(typ, n):
     """The SQL literal of key number n (small numbers collide on purpose)."""
     if typ == 'int4':
-        return '%d' % n
+        return '%d' % (n - KEY_SHIFT)
     if typ == 'int8':
-        return '%d::int8' % (n * 1000003 + 7)
+        return '%d::int8' % ((n - KEY_SHIFT) * 1000003 + 7)
     if typ == 'text':
         return "'k%d'" % n
     if typ == 'date':
-        return "'%s'::date" % (BASE_DATE + datetime.timedelta(days=n))
+        return "'%s'::date" % (KEY_DATE + datetime.timedelta(days=n))
     if typ == 'timestamp':
-        return "'%s'::timestamp" % (datetime.datetime(2024, 1, 1) + datetime.timedelta(hours=n))
+        return "'%s'::timestamp" % (KEY_TIMESTAMP + datetime.timedelta(hours=n))
     if typ == 'uuid':
         return "'%s'::uuid" % uuid.UUID(int=(n * 0x9E3779B97F4A7C15 + 1) % (1 << 128))
     raise ValueError(typ)
@@ -188,7 +193,8 @@ class Table:
             # pruning and the summary's guard over the same parameter
             out.append('CREATE TABLE %s (%s, PRIMARY KEY (id, k1, p)) PARTITION BY RANGE (k1)' % (n, cols))
             step = max(1, self.domain // 5)
-            out += self.range_leaves('k', [key_literal(self.t1, step * i) for i in range(5)])
+            # the first bound above the smallest keys: those go to the default
+            out += self.range_leaves('k', [key_literal(self.t1, step * (i + 1)) for i in range(5)])
         elif self.kind == 'hash':
             out.append('CREATE TABLE %s (%s, PRIMARY KEY (id, k1)) PARTITION BY HASH (k1)' % (n, cols))
             for i in range(4):
@@ -567,7 +573,7 @@ class Fuzzer:
                 # every row has the same key; the function looks it up
                 # (with pruning on and off) while the statement inserts
                 kexpr = key_literal(t.t1, k)
-                v = "fz_count('%s', 'k1', %s::text, '%s')::int" % (t.name, kexpr, t.t1)
+                v = "fz_count('%s', 'k1', (%s)::text, '%s')::int" % (t.name, kexpr, t.t1)
             else:
                 kexpr = self.key_expr(t.t1, 'g %% %d' % t.domain) if rng.random() < 0.5 else key_literal(t.t1, k)
                 v = 'g % 100'
@@ -644,15 +650,15 @@ class Fuzzer:
         """SQL expression of key number n (an SQL integer expression),
         equal to key_literal(typ, n)."""
         if typ == 'int4':
-            return '(%s)::int4' % n
+            return '((%s) - %d)::int4' % (n, KEY_SHIFT)
         if typ == 'int8':
-            return '((%s)::int8 * 1000003 + 7)' % n
+            return '(((%s) - %d)::int8 * 1000003 + 7)' % (n, KEY_SHIFT)
         if typ == 'text':
             return "('k' || (%s))" % n
         if typ == 'date':
-            return "(DATE '%s' + (%s)::int)" % (BASE_DATE, n)
+            return "(DATE '%s' + (%s)::int)" % (KEY_DATE, n)
         if typ == 'timestamp':
-            return "(TIMESTAMP '2024-01-01' + (%s) * interval '1 hour')" % n
+            return "(TIMESTAMP '%s' + (%s) * interval '1 hour')" % (KEY_TIMESTAMP, n)
         if typ == 'uuid':
             # not the literal's mapping: a key of its own, still a uuid
             return "md5((%s)::text)::uuid" % n
