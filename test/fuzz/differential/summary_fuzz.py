@@ -8,6 +8,16 @@
 # does not occur then is a spurious error (case 1 of issue 34: a foreign key
 # check that pruned away the row it looks for).
 #
+# Rounds: one session writing and reading its own rows, then reads, merges
+# and refreshes; several sessions one transaction at a time (nothing
+# concurrent: what fails there fails without a race); several sessions
+# with transactions left open (writers, a merge left open, refreshes,
+# bloom_summaries, readers at READ COMMITTED, REPEATABLE READ and
+# SERIALIZABLE holding their snapshots, a commit held in flight).  Keys
+# start before 2000-01-01 and below zero; now and then one statement
+# writes 70,000 new keys.  Every session sets the writers' merge
+# thresholds at random.
+#
 # Why Python with psycopg2 (Debian's /usr/bin/python3, python3-psycopg2):
 # several connections with transactions left open across each other's
 # statements, COPY from the client, and a thread to hold one COMMIT in
