@@ -14,7 +14,8 @@
 # Environment: PG_CONFIG (the installation, with the extension installed
 # and its TAP modules), SECONDS_BUDGET (900 per run), CRASHES (5 per run),
 # SEED (the first run's; each next run seed + 1000), TARGET_READS (20000),
-# TARGET_SKIPPED (5000), TARGET_CONCURRENT (200), MAX_RUNS (4), OUT.
+# TARGET_SKIPPED (5000), TARGET_CONCURRENT (200), MAX_RUNS (4), OUT,
+# LOGDIR (where each run's TAP log and findings file are kept).
 # Runs as the postgres OS user when started as root.
 set -euo pipefail
 
@@ -34,6 +35,9 @@ BINDIR=$("$PG_CONFIG" --bindir)
 PGXS_SRC=$(dirname "$("$PG_CONFIG" --pgxs)")/..
 PGXS_PERL=$PGXS_SRC/test/perl
 VERSION=$("$PG_CONFIG" --version)
+COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')
+# the TAP logs of each run (findings with their statements) are kept here
+LOGDIR=${LOGDIR:-$(mktemp -d /tmp/summary-fuzz-logs.XXXXXX)}
 
 # prove wants a directory the server's user can write (tmp_check) and the
 # sources: a copy of test/.
@@ -74,7 +78,8 @@ for k, v in sorted(d.items()):
         print("%s=%d" % (k.replace(" ", "_").replace("(", "").replace(")", "").replace(",", ""), v))
 ' "$stats")
     RUNS+=("$run|$seed|$secs|$status|$(cat "$stats")")
-    cp "$log" "$WORK/keep-run-$run.log"
+    cp "$log" "$LOGDIR/run-$run.log"
+    cp "$WORK"/tmp_check/t_845_summary_fuzz_summary_fuzz_data/fuzz_findings.txt "$LOGDIR/findings-$run.txt" 2>/dev/null || true
     run=$((run + 1))
     if [ "${TOTAL[reads]:-0}" -ge "$TARGET_READS" ] && [ "${TOTAL[reads_skipped]:-0}" -ge "$TARGET_SKIPPED" ] \
         && [ "${TOTAL[concurrent_rounds]:-0}" -ge "$TARGET_CONCURRENT" ]; then
@@ -87,7 +92,7 @@ done
     echo "# Managed summaries: the differential fuzzer's long run"
     echo
     echo "\`bench/server/summary_fuzz_long.sh\` on $(date -u '+%Y-%m-%d %H:%M UTC'), $VERSION, commit"
-    echo "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'); $run run(s) of"
+    echo "$COMMIT; $run run(s) of"
     echo "\`test/t/845_summary_fuzz.pl\` with BLOOM_FUZZ_SECONDS=$SECONDS_BUDGET and"
     echo "BLOOM_FUZZ_CRASHES=$CRASHES (an immediate shutdown and a restart between segments)."
     echo "Each read ran with \`bloomfilter.enable_summary_pruning\` on and off in the same"
@@ -130,5 +135,5 @@ done
     echo "BLOOM_FUZZ_CRASHES=$CRASHES\` with the TAP file (the interleaving is the seed's; the"
     echo "time budget decides where it stops)."
 } >"$OUT"
-echo "wrote $OUT"
+echo "wrote $OUT; logs and findings in $LOGDIR"
 cat "$OUT"
