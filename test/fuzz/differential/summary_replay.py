@@ -33,6 +33,7 @@ import time
 
 import psycopg2
 
+sys.dont_write_bytecode = True     # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from summary_fuzz import GUC, SETUP_SQL  # noqa: E402
 
