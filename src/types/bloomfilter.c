@@ -380,6 +380,19 @@ direct_hash_kind(Oid hash_proc, Oid collation, Oid basetype)
 			if (OidIsValid(collation) && get_collation_isdeterministic(collation))
 				return BLOOM_HASH_TEXT_BYTES;
 			return BLOOM_HASH_FMGR;
+		case F_HASHBPCHAREXTENDED:
+
+			/*
+			 * Under a nondeterministic collation, PostgreSQL 15's function
+			 * hashes the trailing spaces that char(n)'s equality ignores
+			 * ('ab' and 'ab  ' are equal and hashed apart); 17 and later
+			 * drop them first, as hashbpchar always did.  Handing the
+			 * function the value without them gives 17's hash on every
+			 * major.
+			 */
+			if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
+				return BLOOM_HASH_BPCHAR_TRIMMED;
+			return BLOOM_HASH_FMGR;
 		default:
 			return BLOOM_HASH_FMGR;
 	}
@@ -424,11 +437,38 @@ bloom_hasher_init(BloomHasher *hasher, Oid typid, Oid collation, MemoryContext m
 		: direct_hash_kind(tce->hash_extended_proc, hasher->collation, basetype);
 }
 
+/*
+ * Points *value at the char(n) value without its trailing spaces.  Returns
+ * what it allocated for that (NULL: nothing), the caller's to free.
+ */
+static struct varlena *
+bpchar_trimmed(Datum *value)
+{
+	struct varlena *orig = (struct varlena *) DatumGetPointer(*value);
+	struct varlena *v = pg_detoast_datum_packed(orig);
+	int			len = VARSIZE_ANY_EXHDR(v);
+	int			truelen = bpchartruelen(VARDATA_ANY(v), len);
+	struct varlena *trimmed;
+
+	if (truelen == len)
+	{
+		*value = PointerGetDatum(v);
+		return v != orig ? v : NULL;
+	}
+	trimmed = palloc(VARHDRSZ + truelen);
+	SET_VARSIZE(trimmed, VARHDRSZ + truelen);
+	memcpy(VARDATA(trimmed), VARDATA_ANY(v), truelen);
+	if (v != orig)
+		pfree(v);
+	*value = PointerGetDatum(trimmed);
+	return trimmed;
+}
+
 uint64
 bloom_hasher_call(BloomHasher *hasher, Datum value, uint64 seed, uint8 scheme)
 {
 	FunctionCallInfo call = hasher->call;
-	text	   *converted = NULL;
+	struct varlena *converted = NULL;
 	Datum		result;
 
 	if (hasher->kind == BLOOM_HASH_WIDENED && bf_scheme_wide(scheme))
@@ -436,9 +476,11 @@ bloom_hasher_call(BloomHasher *hasher, Datum value, uint64 seed, uint8 scheme)
 							   value, seed);
 	if (hasher->kind == BLOOM_HASH_UNKNOWN_AS_TEXT)
 	{
-		converted = cstring_to_text(DatumGetCString(value));
+		converted = (struct varlena *) cstring_to_text(DatumGetCString(value));
 		value = PointerGetDatum(converted);
 	}
+	else if (hasher->kind == BLOOM_HASH_BPCHAR_TRIMMED)
+		converted = bpchar_trimmed(&value);
 	call->args[0].value = value;
 	call->args[1].value = UInt64GetDatum(seed);
 	call->isnull = false;

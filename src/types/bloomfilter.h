@@ -244,6 +244,9 @@ typedef enum BloomHashKind
 								 * xid8), inlined; widened by scheme 3 */
 	BLOOM_HASH_TEXT_BYTES,		/* hashtextextended under a deterministic
 								 * collation: the bytes, inlined */
+	BLOOM_HASH_BPCHAR_TRIMMED,	/* hashbpcharextended under a
+								 * nondeterministic collation, given the
+								 * value without its trailing spaces */
 	BLOOM_HASH_WIDENED			/* interval, timetz and containers that may
 								 * hold a widened type: fmgr under schemes 1
 								 * and 2, bloom_wide_hash under scheme 3 */
