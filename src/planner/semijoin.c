@@ -99,6 +99,8 @@ lookup_objects(SemijoinObjects *out)
 	static const Oid agg_args[4] = {ANYELEMENTOID, INT8OID, FLOAT8OID, TEXTOID};
 	static const Oid tuple_hash_args[1] = {ANYOID};
 	Oid			tuple_probe_args[4] = {InvalidOid, TEXTARRAYOID, TEXTOID, ANYOID};
+	static const Oid columns_agree_args[3] = {TEXTARRAYOID, TEXTOID, ANYOID};
+	static const Oid declared_value_args[1] = {ANYELEMENTOID};
 
 	out->bloom_type = extension_type("bloom");
 	if (!OidIsValid(out->bloom_type))
@@ -109,6 +111,8 @@ lookup_objects(SemijoinObjects *out)
 	out->tuple_hash_fn = extension_function("bloom_tuple_hash", 1, tuple_hash_args);
 	tuple_probe_args[0] = out->bloom_type;
 	out->tuple_probe_fn = extension_function("bloom_contains_tuple", 4, tuple_probe_args);
+	out->columns_agree_fn = extension_function("bloom_columns_agree", 3, columns_agree_args);
+	out->declared_value_fn = extension_function("bloom_declared_value", 1, declared_value_args);
 	return OidIsValid(out->probe_fn) && OidIsValid(out->agg_fn);
 }
 

@@ -42,6 +42,8 @@ typedef struct SemijoinObjects
 	Oid			agg_fn;			/* bloom_agg(anyelement, bigint, float8, text) */
 	Oid			tuple_hash_fn;	/* bloom_tuple_hash(VARIADIC "any") */
 	Oid			tuple_probe_fn; /* bloom_contains_tuple(bloom, text[], text, VARIADIC "any") */
+	Oid			columns_agree_fn;	/* bloom_columns_agree(text[], text, VARIADIC "any") */
+	Oid			declared_value_fn;	/* bloom_declared_value(anyelement) */
 } SemijoinObjects;
 
 /* A candidate filter: an equijoin clause between a probe and a build member. */

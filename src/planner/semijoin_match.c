@@ -51,6 +51,7 @@
 #include "pg_compat.h"
 #include "planner/extension_objects.h"
 #include "planner/semijoin_internal.h"
+#include "planner/semijoin_types.h"
 #include "planner/tuple_probe.h"
 #include "planner/typed_probe.h"
 
@@ -380,28 +381,6 @@ key_var(Node *node)
 	return key_var_of_level(node, 0);
 }
 
-/*
- * True if a filter of values of type build_type, probed with values of
- * type probe_type, agrees with opno: both types' default hash opclasses
- * (the ones bloom_agg and bloom_contains hash with) are of one family, and
- * opno is that family's equality.  Equal values then hash alike (int4 and
- * int8 do; int4 and numeric do not).
- */
-static bool
-keys_hash_alike(Oid opno, Oid build_type, Oid probe_type)
-{
-	Oid			build_opc = GetDefaultOpClass(build_type, HASH_AM_OID);
-	Oid			probe_opc = GetDefaultOpClass(probe_type, HASH_AM_OID);
-	Oid			family;
-
-	if (!OidIsValid(build_opc) || !OidIsValid(probe_opc))
-		return false;
-	family = get_opclass_family(build_opc);
-	if (family != get_opclass_family(probe_opc))
-		return false;
-	return get_op_opfamily_strategy(opno, family) == HTEqualStrategyNumber;
-}
-
 static bool
 refers_to_outer_query(Node *node, void *context)
 {
@@ -508,6 +487,7 @@ build_side_problem(RangeTblEntry *rte, RangeTblEntry *probe, List *leaves, List 
 				   double *local_share)
 {
 	List	   *build_servers;
+	const char *why;
 	double		all = 0,
 				local = 0;
 	int			nlocal = 0;
@@ -515,10 +495,8 @@ build_side_problem(RangeTblEntry *rte, RangeTblEntry *probe, List *leaves, List 
 			   *s;
 
 	*local_share = 1.0;
-	if (rte->rtekind != RTE_RELATION)
-		return "the other side is not a table";
-	if (rte->tablesample != NULL)
-		return "the other side is sampled";
+	if ((why = semijoin_relation_problem(rte)) != NULL)
+		return why;
 	if (!join_may_go_remote(probe, rte))
 		return NULL;
 	build_servers = servers_read(rte);
@@ -653,16 +631,20 @@ probe_problem(QueryContext *cx, OpExpr *op, Candidate *c, BuildSide *build)
 
 	/*
 	 * The remote side probes the value (the column, or the expression, never
-	 * a relabeling of it), so its type must hash like the build key's.
+	 * a relabeling of it), so its type must hash like the build key's
+	 * (semijoin_types.c: which value each side hashes).
 	 */
-	if (!keys_hash_alike(op->opno, exprType((Node *) build->key), exprType(value)))
-		return "the key types do not hash alike under the join operator";
+	if ((why = semijoin_hash_problem(op->opno, exprType((Node *) build->key),
+									 exprType(value))) != NULL)
+		return why;
 	if (OidIsValid(op->inputcollid) &&
 		(exprCollation((Node *) c->probe_key) != op->inputcollid ||
 		 exprCollation(value) != op->inputcollid))
 		return "the join compares under another collation than the remote column's";
-	if ((why = type_cannot_cross(exprType(value))) != NULL)
-		return why;
+	if (expression && (!OidIsValid(cx->analysis->objects->columns_agree_fn) ||
+					   !OidIsValid(cx->analysis->objects->declared_value_fn)))
+		return "the extension has no column check for expression keys "
+			"(bloom_columns_agree): update it";
 	if (expression && (why = expression_problem(value, servers)) != NULL)
 		return why;
 	if (expression ? key_among(cx->analysis->unshipped, c->probe_relids, EXPRESSION_KEY_NAME)
@@ -670,6 +652,24 @@ probe_problem(QueryContext *cx, OpExpr *op, Candidate *c, BuildSide *build)
 		return "postgres_fdw does not ship a probe of this column (its type, collation "
 			"or server rules keep it local): the filter would cost without saving";
 	return NULL;
+}
+
+/*
+ * Forgets the syntactic names of columns (a column of a join's alias, met
+ * through it): the key is deparsed over its relation alone.
+ */
+static bool
+forget_join_names(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		((Var *) node)->varnosyn = ((Var *) node)->varno;
+		((Var *) node)->varattnosyn = ((Var *) node)->varattno;
+		return false;
+	}
+	return expression_tree_walker(node, forget_join_names, context);
 }
 
 /* "table.column", or for an expression key "table.<the expression>", for the log. */
@@ -685,6 +685,7 @@ key_name(Oid relid, Var *var, Expr *key)
 	copy = copyObject((Node *) value);
 	ChangeVarNodes(copy, var->varno, 1, var->varlevelsup);
 	IncrementVarSublevelsUp(copy, -(int) var->varlevelsup, 0);
+	(void) forget_join_names(copy, NULL);
 	return psprintf("%s.%s", rel ? rel : "?",
 					deparse_expression(copy, deparse_context_for(rel ? rel : "?", relid),
 									   false, false));
@@ -714,7 +715,9 @@ new_candidate(QueryContext *cx, Link *link, OpExpr *op, Var *probe_var, Expr *pr
 	c->build_key = build->key;
 	c->collation = op->inputcollid;
 	c->probe_column = key_name(probe_rte->relid, probe_var, probe_key);
-	c->build_column = key_name(build_rte->relid, build->var, build->key);
+	c->build_column = build_rte->rtekind == RTE_RELATION
+		? key_name(build_rte->relid, build->var, build->key)
+		: psprintf("%s.(key)", build_rte->eref->aliasname);
 	c->probe_relids = scanned_relations(probe_rte);
 	return c;
 }

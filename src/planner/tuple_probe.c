@@ -436,3 +436,139 @@ bloom_contains_tuple_support(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(simplify_tuple_probe((SupportRequestSimplify *) req));
 	PG_RETURN_POINTER(NULL);
 }
+
+/* ---------------------------------------------------------------------
+ * The column check of an expression key: bloom_columns_agree
+ *
+ * A probe of an expression key is shipped as
+ *
+ *		NOT bloom_columns_agree(types, encoding, c1, c2, ...) OR <probe>
+ *
+ * with c1, c2, ... the columns the expression reads (semijoin_types.c).
+ * The remote side computes the expression on its own columns; it is the
+ * value the local side hashed only where every column is what the
+ * foreign table declares (values_agree, the typed probe's rule).  Where
+ * the check is planned on a table its support function makes it a
+ * constant, so the planner drops the probe (false) or the check (true)
+ * and the expression is never computed on columns that disagree.
+ * --------------------------------------------------------------------- */
+
+PG_FUNCTION_INFO_V1(bloom_columns_agree);
+PG_FUNCTION_INFO_V1(bloom_columns_agree_support);
+PG_FUNCTION_INFO_V1(bloom_declared_value);
+
+/* The arguments before the columns: the declared types and encoding. */
+#define COLUMNS_AGREE_FIXED_NARGS	2
+
+/* The verdict for the columns of a call of bloom_columns_agree. */
+static bool
+columns_call_agree(FunctionCallInfo fcinfo)
+{
+	Node	   *expr = fcinfo->flinfo->fn_expr;
+	char	  **types;
+	int			ntypes;
+
+	if (expr == NULL || !IsA(expr, FuncExpr) || PG_ARGISNULL(0) || PG_ARGISNULL(1) ||
+		list_length(((FuncExpr *) expr)->args) <= COLUMNS_AGREE_FIXED_NARGS)
+		return false;
+	types = declared_types(PG_GETARG_ARRAYTYPE_P(0), &ntypes);
+	return values_agree(list_copy_tail(((FuncExpr *) expr)->args, COLUMNS_AGREE_FIXED_NARGS),
+						types, ntypes, text_to_cstring(PG_GETARG_TEXT_PP(1)));
+}
+
+/*
+ * bloom_columns_agree(declared_types, declared_encoding, VARIADIC
+ * columns): true if every column is what a server declaring it so sees.
+ * Not strict, and the values are not read: a NULL column does not change
+ * the verdict, decided once per call site.
+ */
+Datum
+bloom_columns_agree(PG_FUNCTION_ARGS)
+{
+	bool	   *verdict = (bool *) fcinfo->flinfo->fn_extra;
+
+	if (unlikely(verdict == NULL))
+	{
+		verdict = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(bool));
+		*verdict = columns_call_agree(fcinfo);
+		fcinfo->flinfo->fn_extra = verdict;
+	}
+	PG_RETURN_BOOL(*verdict);
+}
+
+/* bloom_declared_value(v): v (the rewrite's explicit cast of a column). */
+Datum
+bloom_declared_value(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+}
+
+/* The check's arguments for the columns: declared types, our encoding, the columns. */
+List *
+columns_agree_args(List *columns)
+{
+	Const	   *encoding = makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+									 CStringGetTextDatum(GetDatabaseEncodingName()), false, false);
+
+	return list_concat(list_make2(types_const(columns), encoding), list_copy(columns));
+}
+
+/*
+ * SupportRequestSimplify: on a table, true or false; on a foreign table
+ * (a chain of servers) unchanged where it declares the same types, else
+ * false: the expression is deparsed again there, over that table's
+ * declared types, and this check would not cover the next server's.
+ */
+static Node *
+simplify_columns_agree(SupportRequestSimplify *req)
+{
+	FuncExpr   *fe = req->fcall;
+	Const	   *types = list_length(fe->args) > COLUMNS_AGREE_FIXED_NARGS ? linitial(fe->args) : NULL;
+	Const	   *encoding = types ? lsecond(fe->args) : NULL;
+	List	   *columns;
+	RangeTblEntry *rte;
+	char	  **declared;
+	int			ntypes;
+
+	if (types == NULL || !IsA(types, Const) || types->constisnull ||
+		!IsA(encoding, Const) || encoding->constisnull)
+		return NULL;
+	columns = list_copy_tail(fe->args, COLUMNS_AGREE_FIXED_NARGS);
+	rte = values_entry(req->root, columns);
+	if (rte == NULL)
+		return NULL;
+	declared = declared_types(DatumGetArrayTypeP(types->constvalue), &ntypes);
+	if (!values_agree(columns, declared, ntypes, TextDatumGetCString(encoding->constvalue)))
+		return (Node *) makeBoolConst(false, false);
+	switch (rte->relkind)
+	{
+		case RELKIND_FOREIGN_TABLE:
+			if (equal(types_const(columns), types) &&
+				strcmp(TextDatumGetCString(encoding->constvalue), GetDatabaseEncodingName()) == 0)
+				return NULL;
+			return (Node *) makeBoolConst(false, false);
+		case RELKIND_RELATION:
+		case RELKIND_MATVIEW:
+			if (rte->inh && has_subclass(rte->relid))
+				return NULL;
+			return (Node *) makeBoolConst(true, false);
+		default:
+			return NULL;
+	}
+}
+
+Datum
+bloom_columns_agree_support(PG_FUNCTION_ARGS)
+{
+	Node	   *req = (Node *) PG_GETARG_POINTER(0);
+
+	if (IsA(req, SupportRequestSimplify))
+		PG_RETURN_POINTER(simplify_columns_agree((SupportRequestSimplify *) req));
+	if (IsA(req, SupportRequestSelectivity))
+	{
+		/* the probe beside it is estimated; the check passes (or is folded) */
+		((SupportRequestSelectivity *) req)->selectivity = 1.0;
+		PG_RETURN_POINTER(req);
+	}
+	PG_RETURN_POINTER(NULL);
+}

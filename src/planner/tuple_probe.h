@@ -25,4 +25,10 @@
  */
 extern List *tuple_probe_args(Node *filter, List *values);
 
+/*
+ * The arguments of bloom_columns_agree for the columns an expression key
+ * reads: their declared types, this database's encoding, the columns.
+ */
+extern List *columns_agree_args(List *columns);
+
 #endif							/* BLOOMFILTER_TUPLE_PROBE_H */
