@@ -16,8 +16,10 @@
  *	  A file calls only files below it in this list (semijoin_match.c
  *	  calls semijoin_cost.c for the estimates of a sub-select and
  *	  semijoin_plan.c for the columns an earlier plan kept local); the
- *	  typed probe (typed_probe.h) and the extension's objects
- *	  (extension_objects.h) sit below all of them.
+ *	  typed probe (typed_probe.h), the composite probe (tuple_probe.h) and
+ *	  the extension's objects (extension_objects.h) sit below all of them,
+ *	  and semijoin_types.h (which value each side hashes, shared with the
+ *	  Citus repartition prefilter) between them and the files above.
  */
 #ifndef BLOOMFILTER_SEMIJOIN_INTERNAL_H
 #define BLOOMFILTER_SEMIJOIN_INTERNAL_H

@@ -19,6 +19,11 @@
  *							 '{<declared types>}', '<our encoding>',
  *							 foreign.k1, foreign.k2)
  *
+ *	  A probe of an expression is guarded by the check of the columns it
+ *	  reads, NOT bloom_columns_agree(...) OR <probe>, and a build read
+ *	  from another server is hashed locally: semijoin_types.c says which
+ *	  value each side hashes.
+ *
  *	  Runs in the planner hook, before each planning of the statement
  *	  (semijoin.c); matching is in semijoin_match.c, the estimates and the
  *	  rule in semijoin_cost.c.
@@ -280,6 +285,8 @@ filter_subselect(const Candidate *c, const SemijoinObjects *objects)
  * '<its declared type>', '<the filter's collation>', '<our encoding>') at
  * the slot: the remote side probes only if its column is what the foreign
  * table declares (typed_probe_agrees), and passes every row otherwise.
+ * An expression is shipped in the form semijoin_shipped_value gives, and
+ * the probe guarded by the check of its columns (semijoin_checked_probe).
  */
 static void
 add_filter(const Candidate *c, const SemijoinObjects *objects)
