@@ -47,6 +47,7 @@
 #include "planner/extension_objects.h"
 #include "planner/semijoin.h"
 #include "planner/semijoin_internal.h"
+#include "planner/tuple_probe.h"
 #include "planner/typed_probe.h"
 
 /* ---------------------------------------------------------------------
@@ -200,6 +201,26 @@ decline_local_probes(Analysis *a, List *local)
 	return any;
 }
 
+/* plan_next of a statement the filters were added to (their checks kept). */
+static PlannedStmt *
+plan_rewritten(Query *q, const char *query_string, int cursorOptions,
+			   ParamListInfo boundParams)
+{
+	PlannedStmt *volatile stmt = NULL;
+
+	columns_agree_planning(true);
+	PG_TRY();
+	{
+		stmt = plan_next(q, query_string, cursorOptions, boundParams);
+	}
+	PG_FINALLY();
+	{
+		columns_agree_planning(false);
+	}
+	PG_END_TRY();
+	return stmt;
+}
+
 /*
  * Plans parse with the filters that pay and that postgres_fdw ships:
  * analyze, add the chosen filters, plan; if the plan rescans a filtered
@@ -237,7 +258,7 @@ plan_with_filters(Query *parse, const char *query_string, int cursorOptions,
 		if (pristine == NULL)
 			pristine = copyObject(q);
 		filtered_relids = add_filters(&a);
-		stmt = plan_next(q, query_string, cursorOptions, boundParams);
+		stmt = plan_rewritten(q, query_string, cursorOptions, boundParams);
 		if (plan_rescans_filter(stmt, filtered_relids))
 		{
 			set_reason(a.chosen, "the plan rescans the foreign table with changing parameters");

@@ -460,6 +460,20 @@ PG_FUNCTION_INFO_V1(bloom_declared_value);
 /* The arguments before the columns: the declared types and encoding. */
 #define COLUMNS_AGREE_FIXED_NARGS	2
 
+/*
+ * Plannings under way of statements the semijoin rewrite wrote checks
+ * into: there a check over a foreign table's columns is the rewrite's own
+ * and is kept (shipped); anywhere else such a check arrived from another
+ * server (a chain) and is false.
+ */
+static int	rewritten_plannings = 0;
+
+void
+columns_agree_planning(bool start)
+{
+	rewritten_plannings += start ? 1 : -1;
+}
+
 /* The verdict for the columns of a call of bloom_columns_agree. */
 static bool
 columns_call_agree(FunctionCallInfo fcinfo)
@@ -514,10 +528,12 @@ columns_agree_args(List *columns)
 }
 
 /*
- * SupportRequestSimplify: on a table, true or false; on a foreign table
- * (a chain of servers) unchanged where it declares the same types, else
- * false: the expression is deparsed again there, over that table's
- * declared types, and this check would not cover the next server's.
+ * SupportRequestSimplify: on a table, true or false; on a foreign table,
+ * unchanged where the semijoin rewrite of this server wrote it (and it
+ * declares that table's types), else false: behind a chain of servers the
+ * expression would be deparsed again, over the middle table's declared
+ * types, and this check would not cover the next server's columns (nor
+ * keep its SQL from failing to parse there).
  */
 static Node *
 simplify_columns_agree(SupportRequestSimplify *req)
@@ -543,7 +559,7 @@ simplify_columns_agree(SupportRequestSimplify *req)
 	switch (rte->relkind)
 	{
 		case RELKIND_FOREIGN_TABLE:
-			if (equal(types_const(columns), types) &&
+			if (rewritten_plannings > 0 && equal(types_const(columns), types) &&
 				strcmp(TextDatumGetCString(encoding->constvalue), GetDatabaseEncodingName()) == 0)
 				return NULL;
 			return (Node *) makeBoolConst(false, false);

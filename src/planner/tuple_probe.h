@@ -31,4 +31,11 @@ extern List *tuple_probe_args(Node *filter, List *values);
  */
 extern List *columns_agree_args(List *columns);
 
+/*
+ * Marks the start (true) or end (false) of a planning of a statement the
+ * semijoin rewrite added checks to: only there is a check over a foreign
+ * table's columns kept as written.
+ */
+extern void columns_agree_planning(bool start);
+
 #endif							/* BLOOMFILTER_TUPLE_PROBE_H */

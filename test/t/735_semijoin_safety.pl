@@ -63,12 +63,20 @@ $ra->safe_psql('postgres', qq{
 });
 
 # The foreign build sides: 20 keys of 400, 40 rows.
-$rb->safe_psql('postgres', q{
+$rb->safe_psql('postgres', qq{
 	CREATE EXTENSION bloomfilter;
 	CREATE TABLE bt AS SELECT g, (g % 20)::int8 AS i, md5((g % 20)::text)::uuid AS u,
 		(g % 20)::int4 AS i2
 	FROM generate_series(1, 40) g;
 	ANALYZE bt;
+	CREATE TABLE bu AS SELECT g, md5((g % 400)::text)::uuid AS u FROM generate_series(1, $rows) g;
+	ANALYZE bu;
+});
+
+# A chain: ra's foreign table over rb's uuid column, declared text there
+# as here.
+$ra->safe_psql('postgres', q{CREATE EXTENSION postgres_fdw;} . foreign_server_sql('rb', $rb) . q{
+	CREATE FOREIGN TABLE ft_bu (g int, u text) SERVER rb OPTIONS (table_name 'bu');
 });
 
 $local->safe_psql('postgres', q{
@@ -89,6 +97,8 @@ $local->safe_psql('postgres', q{
 	-- classes 2 and 3: probe sides on ra, foreign build sides on rb
 	CREATE FOREIGN TABLE fp (g int, n numeric, utext text, i2 int2, i4 int4) SERVER ra OPTIONS (table_name 'pt');
 	CREATE FOREIGN TABLE fb (g int, i int8, u text, i2 int2) SERVER rb OPTIONS (table_name 'bt');
+	-- a chain: over ra's foreign table ft_bu, over rb's uuid
+	CREATE FOREIGN TABLE f_chain (g int, u text) SERVER ra OPTIONS (table_name 'ft_bu');
 	-- local build sides
 	CREATE TABLE l (k text, z int);
 	INSERT INTO l SELECT 'k' || g, g % 200 FROM generate_series(0, 19) g;
@@ -96,7 +106,7 @@ $local->safe_psql('postgres', q{
 	INSERT INTO lu SELECT upper(md5(g::text)::uuid::text) FROM generate_series(0, 19) g;
 	CREATE TABLE ln (n numeric);
 	INSERT INTO ln SELECT g FROM generate_series(0, 19) g;
-	ANALYZE f_ch, f_chok, f_vc, f_u, fp, fb, l, lu, ln;
+	ANALYZE f_ch, f_chok, f_vc, f_u, fp, fb, f_chain, l, lu, ln;
 });
 
 # The rows of $query (sorted lines), or its error, after $setup.
@@ -292,6 +302,10 @@ check('5. upper(u::text), text over a remote uuid',
 	'SELECT f.g FROM lu JOIN f_u f ON upper(f.u::text) = lu.u', $gated);
 check('5. upper(u), text over a remote uuid, IN',
 	'SELECT f.g FROM f_u f WHERE upper(f.u) IN (SELECT u FROM lu)', $gated);
+check('5. upper(u) through a chain of servers, text over text over uuid',
+	'SELECT f.g FROM lu JOIN f_chain f ON upper(f.u) = lu.u', $gated);
+is(fetched('SELECT f.g FROM lu JOIN f_chain f ON upper(f.u) = lu.u', 'f'), $rows,
+	'5. through a chain: the middle server passes every row');
 check('5. lower(k) over a char(8) that agrees',
 	'SELECT f.g FROM l JOIN f_chok f ON lower(f.k) = l.k', $gated);
 cmp_ok(fetched('SELECT f.g FROM l JOIN f_chok f ON lower(f.k) = l.k', 'f'), '<', $rows / 4,
