@@ -57,7 +57,8 @@ $ra->safe_psql('postgres', qq{
 		(g % 400)::numeric AS n,
 		(g % 400)::int4 AS i4,
 		(g % 400)::int2 AS i2,
-		(g % 200)::int4 AS z
+		(g % 200)::int4 AS z,
+		((g % 400) / 4.0)::numeric(10,2) AS n2
 	FROM generate_series(1, $rows) g;
 	ANALYZE pt;
 });
@@ -94,6 +95,11 @@ $local->safe_psql('postgres', q{
 	CREATE FOREIGN TABLE f_vc (g int, k char(8) OPTIONS (column_name 'vpad'))
 		SERVER ra OPTIONS (table_name 'pt');
 	CREATE FOREIGN TABLE f_u (g int, u text) SERVER ra OPTIONS (table_name 'pt');
+	-- class 5: numeric(10,1) over a remote numeric(10,2) (read rounded)
+	CREATE FOREIGN TABLE f_n (g int, n numeric(10,1) OPTIONS (column_name 'n2'))
+		SERVER ra OPTIONS (table_name 'pt');
+	CREATE TABLE ln1 AS SELECT ((g / 4.0)::numeric(10,2))::numeric(10,1) AS n
+		FROM generate_series(0, 19) g;
 	-- classes 2 and 3: probe sides on ra, foreign build sides on rb
 	CREATE FOREIGN TABLE fp (g int, n numeric, utext text, i2 int2, i4 int4) SERVER ra OPTIONS (table_name 'pt');
 	CREATE FOREIGN TABLE fb (g int, i int8, u text, i2 int2) SERVER rb OPTIONS (table_name 'bt');
@@ -106,7 +112,7 @@ $local->safe_psql('postgres', q{
 	INSERT INTO lu SELECT upper(md5(g::text)::uuid::text) FROM generate_series(0, 19) g;
 	CREATE TABLE ln (n numeric);
 	INSERT INTO ln SELECT g FROM generate_series(0, 19) g;
-	ANALYZE f_ch, f_chok, f_vc, f_u, fp, fb, f_chain, l, lu, ln;
+	ANALYZE f_ch, f_chok, f_vc, f_u, f_n, fp, fb, f_chain, l, lu, ln, ln1;
 });
 
 # The rows of $query (sorted lines), or its error, after $setup.
@@ -302,6 +308,9 @@ check('5. upper(u::text), text over a remote uuid',
 	'SELECT f.g FROM lu JOIN f_u f ON upper(f.u::text) = lu.u', $gated);
 check('5. upper(u), text over a remote uuid, IN',
 	'SELECT f.g FROM f_u f WHERE upper(f.u) IN (SELECT u FROM lu)', $gated);
+# the remote side would compute n2 + 0 on 0.25 where the local side read 0.3
+check('5. n + 0, numeric(10,1) over a remote numeric(10,2)',
+	'SELECT f.g FROM ln1 JOIN f_n f ON f.n + 0 = ln1.n', $gated);
 check('5. upper(u) through a chain of servers, text over text over uuid',
 	'SELECT f.g FROM lu JOIN f_chain f ON upper(f.u) = lu.u', $gated);
 is(fetched('SELECT f.g FROM lu JOIN f_chain f ON upper(f.u) = lu.u', 'f'), $rows,
