@@ -390,27 +390,48 @@ forwarded_tuple_probe(FuncExpr *fe, List *values)
 	return equal(copy, fe) ? NULL : (Node *) copy;
 }
 
-/* SupportRequestSimplify: the decision taken once, where the probe is planned. */
-static Node *
-simplify_tuple_probe(SupportRequestSimplify *req)
+/*
+ * Where a call over columns is planned (the declared types and encoding
+ * its arguments first - 2 and first - 1, the columns from first on): the
+ * columns, the entry they are all of, and whether they agree with the
+ * declared ones (*agree).  False if that cannot be decided there (the
+ * declared arguments are not constants, the values not all columns of
+ * one entry): the function then decides at its first call.
+ */
+static bool
+planned_agreement(SupportRequestSimplify *req, int first, List **columns,
+				  RangeTblEntry **rte, bool *agree)
 {
 	FuncExpr   *fe = req->fcall;
-	Const	   *types = list_length(fe->args) > TUPLE_PROBE_FIXED_NARGS ? lsecond(fe->args) : NULL;
-	Const	   *encoding = types ? lthird(fe->args) : NULL;
-	List	   *values;
-	RangeTblEntry *rte;
+	Const	   *types = list_length(fe->args) > first ? list_nth(fe->args, first - 2) : NULL;
+	Const	   *encoding = types ? list_nth(fe->args, first - 1) : NULL;
 	char	  **declared;
 	int			ntypes;
 
 	if (types == NULL || !IsA(types, Const) || types->constisnull ||
 		!IsA(encoding, Const) || encoding->constisnull)
-		return NULL;
-	values = list_copy_tail(fe->args, TUPLE_PROBE_FIXED_NARGS);
-	rte = values_entry(req->root, values);
-	if (rte == NULL)
-		return NULL;
+		return false;
+	*columns = list_copy_tail(fe->args, first);
+	*rte = values_entry(req->root, *columns);
+	if (*rte == NULL)
+		return false;
 	declared = declared_types(DatumGetArrayTypeP(types->constvalue), &ntypes);
-	if (!values_agree(values, declared, ntypes, TextDatumGetCString(encoding->constvalue)))
+	*agree = values_agree(*columns, declared, ntypes, TextDatumGetCString(encoding->constvalue));
+	return true;
+}
+
+/* SupportRequestSimplify: the decision taken once, where the probe is planned. */
+static Node *
+simplify_tuple_probe(SupportRequestSimplify *req)
+{
+	FuncExpr   *fe = req->fcall;
+	List	   *values;
+	RangeTblEntry *rte;
+	bool		agree;
+
+	if (!planned_agreement(req, TUPLE_PROBE_FIXED_NARGS, &values, &rte, &agree))
+		return NULL;
+	if (!agree)
 		return (Node *) makeBoolConst(true, false);
 	switch (rte->relkind)
 	{
@@ -538,29 +559,19 @@ columns_agree_args(List *columns)
 static Node *
 simplify_columns_agree(SupportRequestSimplify *req)
 {
-	FuncExpr   *fe = req->fcall;
-	Const	   *types = list_length(fe->args) > COLUMNS_AGREE_FIXED_NARGS ? linitial(fe->args) : NULL;
-	Const	   *encoding = types ? lsecond(fe->args) : NULL;
 	List	   *columns;
 	RangeTblEntry *rte;
-	char	  **declared;
-	int			ntypes;
+	bool		agree;
 
-	if (types == NULL || !IsA(types, Const) || types->constisnull ||
-		!IsA(encoding, Const) || encoding->constisnull)
+	if (!planned_agreement(req, COLUMNS_AGREE_FIXED_NARGS, &columns, &rte, &agree))
 		return NULL;
-	columns = list_copy_tail(fe->args, COLUMNS_AGREE_FIXED_NARGS);
-	rte = values_entry(req->root, columns);
-	if (rte == NULL)
-		return NULL;
-	declared = declared_types(DatumGetArrayTypeP(types->constvalue), &ntypes);
-	if (!values_agree(columns, declared, ntypes, TextDatumGetCString(encoding->constvalue)))
+	if (!agree)
 		return (Node *) makeBoolConst(false, false);
 	switch (rte->relkind)
 	{
 		case RELKIND_FOREIGN_TABLE:
-			if (rewritten_plannings > 0 && equal(types_const(columns), types) &&
-				strcmp(TextDatumGetCString(encoding->constvalue), GetDatabaseEncodingName()) == 0)
+			/* the rewrite of this server wrote it over these very columns */
+			if (rewritten_plannings > 0)
 				return NULL;
 			return (Node *) makeBoolConst(false, false);
 		case RELKIND_RELATION:
