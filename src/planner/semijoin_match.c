@@ -645,7 +645,8 @@ probe_problem(QueryContext *cx, OpExpr *op, Candidate *c, BuildSide *build)
 					   !OidIsValid(cx->analysis->objects->declared_value_fn)))
 		return "the extension has no column check for expression keys "
 			"(bloom_columns_agree): update it";
-	if (expression && (why = expression_problem(value, servers)) != NULL)
+	if (expression && ((why = semijoin_expression_problem(value)) != NULL ||
+					   (why = expression_problem(value, servers)) != NULL))
 		return why;
 	if (expression ? key_among(cx->analysis->unshipped, c->probe_relids, EXPRESSION_KEY_NAME)
 		: column_among(cx->analysis->unshipped, c->probe_relids, c->probe_var, probe_rte))

@@ -105,6 +105,22 @@ semijoin_hash_problem(Oid opno, Oid build_type, Oid probe_type)
 	return type_cannot_cross(probe_type);
 }
 
+const char *
+semijoin_expression_problem(Node *value)
+{
+	ListCell   *lc;
+
+	foreach(lc, pull_var_clause(value, 0))
+	{
+		Oid			coll = ((Var *) lfirst(lc))->varcollid;
+
+		if (OidIsValid(coll) && !get_collation_isdeterministic(coll))
+			return "a column of the key expression has a nondeterministic collation "
+				"(the remote column check holds for deterministic ones only)";
+	}
+	return NULL;
+}
+
 bool
 semijoin_build_may_be_remote(RangeTblEntry *rte)
 {

@@ -27,6 +27,13 @@ extern const char *semijoin_relation_problem(RangeTblEntry *rte);
 extern const char *semijoin_hash_problem(Oid opno, Oid build_type, Oid probe_type);
 
 /*
+ * Why the probe side's expression key cannot be checked on the remote
+ * side, or NULL: a column it reads has a nondeterministic collation
+ * (bloom_columns_agree holds for deterministic collations only).
+ */
+extern const char *semijoin_expression_problem(Node *value);
+
+/*
  * True if the build relation's rows are read from another server (a
  * foreign table, or a table with foreign partitions or children): its
  * filter is then built locally (semijoin_local_build).

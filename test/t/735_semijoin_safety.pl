@@ -58,7 +58,8 @@ $ra->safe_psql('postgres', qq{
 		(g % 400)::int4 AS i4,
 		(g % 400)::int2 AS i2,
 		(g % 200)::int4 AS z,
-		((g % 400) / 4.0)::numeric(10,2) AS n2
+		((g % 400) / 4.0)::numeric(10,2) AS n2,
+		CASE WHEN g % 2 = 0 THEN 'Key' ELSE 'KEY' END || g % 400 AS nm
 	FROM generate_series(1, $rows) g;
 	ANALYZE pt;
 });
@@ -100,6 +101,12 @@ $local->safe_psql('postgres', q{
 		SERVER ra OPTIONS (table_name 'pt');
 	CREATE TABLE ln1 AS SELECT ((g / 4.0)::numeric(10,2))::numeric(10,1) AS n
 		FROM generate_series(0, 19) g;
+	-- class 5: a nondeterministic collation declared over the remote default
+	CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+	CREATE FOREIGN TABLE f_ci (g int, k text OPTIONS (column_name 'nm') COLLATE ci)
+		SERVER ra OPTIONS (table_name 'pt');
+	CREATE TABLE lci (k text COLLATE ci);
+	INSERT INTO lci SELECT 'KEY' || g FROM generate_series(0, 19) g;
 	-- classes 2 and 3: probe sides on ra, foreign build sides on rb
 	CREATE FOREIGN TABLE fp (g int, n numeric, utext text, i2 int2, i4 int4) SERVER ra OPTIONS (table_name 'pt');
 	CREATE FOREIGN TABLE fb (g int, i int8, u text, i2 int2) SERVER rb OPTIONS (table_name 'bt');
@@ -112,7 +119,7 @@ $local->safe_psql('postgres', q{
 	INSERT INTO lu SELECT upper(md5(g::text)::uuid::text) FROM generate_series(0, 19) g;
 	CREATE TABLE ln (n numeric);
 	INSERT INTO ln SELECT g FROM generate_series(0, 19) g;
-	ANALYZE f_ch, f_chok, f_vc, f_u, f_n, fp, fb, f_chain, l, lu, ln, ln1;
+	ANALYZE f_ch, f_chok, f_vc, f_u, f_n, f_ci, fp, fb, f_chain, l, lu, ln, ln1, lci;
 });
 
 # The rows of $query (sorted lines), or its error, after $setup.
@@ -311,6 +318,9 @@ check('5. upper(u), text over a remote uuid, IN',
 # the remote side would compute n2 + 0 on 0.25 where the local side read 0.3
 check('5. n + 0, numeric(10,1) over a remote numeric(10,2)',
 	'SELECT f.g FROM ln1 JOIN f_n f ON f.n + 0 = ln1.n', $gated);
+# the remote column check holds for deterministic collations only
+check('5. lower(k) under a nondeterministic collation',
+	'SELECT f.g FROM lci JOIN f_ci f ON lower(f.k) = lci.k', undef, qr/nondeterministic collation/);
 check('5. upper(u) through a chain of servers, text over text over uuid',
 	'SELECT f.g FROM lu JOIN f_chain f ON upper(f.u) = lu.u', $gated);
 is(fetched('SELECT f.g FROM lu JOIN f_chain f ON upper(f.u) = lu.u', 'f'), $rows,
