@@ -112,11 +112,14 @@ semijoin_expression_problem(Node *value)
 
 	foreach(lc, pull_var_clause(value, 0))
 	{
-		Oid			coll = ((Var *) lfirst(lc))->varcollid;
+		Var		   *column = lfirst(lc);
+		const char *why;
 
-		if (OidIsValid(coll) && !get_collation_isdeterministic(coll))
+		if (OidIsValid(column->varcollid) && !get_collation_isdeterministic(column->varcollid))
 			return "a column of the key expression has a nondeterministic collation "
 				"(the remote column check holds for deterministic ones only)";
+		if ((why = type_cannot_cross(column->vartype)) != NULL)
+			return why;
 	}
 	return NULL;
 }

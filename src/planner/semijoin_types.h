@@ -28,8 +28,9 @@ extern const char *semijoin_hash_problem(Oid opno, Oid build_type, Oid probe_typ
 
 /*
  * Why the probe side's expression key cannot be checked on the remote
- * side, or NULL: a column it reads has a nondeterministic collation
- * (bloom_columns_agree holds for deterministic collations only).
+ * side, or NULL: a column it reads has a nondeterministic collation, or
+ * a type whose values do not cross servers unchanged (bloom_columns_agree
+ * holds for neither).
  */
 extern const char *semijoin_expression_problem(Node *value);
 
