@@ -527,72 +527,10 @@ typedef struct BuildSide
 	Expr	   *key;			/* the build key as written */
 } BuildSide;
 
-/* True if a function, operator or type is built in or of an extension in extensions. */
-static bool
-object_ships(Oid classid, Oid objectid, List *extensions)
-{
-	Oid			ext;
-	ListCell   *lc;
-
-	if (objectid < FirstGenbkiObjectId)
-		return true;
-	ext = getExtensionOfObject(classid, objectid);
-	if (!OidIsValid(ext))
-		return false;
-	foreach(lc, extensions)
-	{
-		if (get_extension_oid(lfirst(lc), true) == ext)
-			return true;
-	}
-	return false;
-}
-
-/*
- * False where an expression holds a node postgres_fdw does not deparse, or
- * a function, operator or type that is neither built in nor of an
- * extension the server lists (its is_foreign_expr, conservatively: the
- * nodes every supported major ships).
- */
-static bool
-expression_ships_walker(Node *node, List *extensions)
-{
-	if (node == NULL)
-		return false;
-	if (!object_ships(TypeRelationId, exprType(node), extensions))
-		return true;
-	switch (nodeTag(node))
-	{
-		case T_Var:
-		case T_Const:
-		case T_RelabelType:
-		case T_BoolExpr:
-		case T_NullTest:
-		case T_ArrayExpr:
-		case T_List:
-			break;
-		case T_FuncExpr:
-			if (!object_ships(ProcedureRelationId, ((FuncExpr *) node)->funcid, extensions))
-				return true;
-			break;
-		case T_OpExpr:
-		case T_DistinctExpr:
-			if (!object_ships(OperatorRelationId, ((OpExpr *) node)->opno, extensions))
-				return true;
-			break;
-		case T_ScalarArrayOpExpr:
-			if (!object_ships(OperatorRelationId, ((ScalarArrayOpExpr *) node)->opno, extensions))
-				return true;
-			break;
-		default:
-			return true;
-	}
-	return expression_tree_walker(node, expression_ships_walker, extensions);
-}
-
 /*
  * Why postgres_fdw would not ship an expression key to every server of
  * the probe, or NULL: a mutable function (the remote would compute it
- * under its own settings), or what expression_ships_walker refuses.
+ * under its own settings), or what semijoin_expression_ships refuses.
  */
 static const char *
 expression_problem(Node *expr, List *servers)
@@ -603,7 +541,7 @@ expression_problem(Node *expr, List *servers)
 		return "the key expression is not immutable: postgres_fdw does not ship it";
 	foreach(lc, servers)
 	{
-		if (expression_ships_walker(expr, server_extensions(GetForeignServer(lfirst_oid(lc)))))
+		if (!semijoin_expression_ships(expr, server_extensions(GetForeignServer(lfirst_oid(lc)))))
 			return "the key expression uses a function, operator or type that postgres_fdw does "
 				"not ship (not built in, nor of an extension in the server's extensions option)";
 	}

@@ -52,11 +52,15 @@
  */
 #include "postgres.h"
 
+#include "catalog/dependency.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
+#include "commands/extension.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -122,6 +126,74 @@ semijoin_expression_problem(Node *value)
 			return why;
 	}
 	return NULL;
+}
+
+/* True if a function, operator or type is built in or of an extension in extensions. */
+static bool
+object_ships(Oid classid, Oid objectid, List *extensions)
+{
+	Oid			ext;
+	ListCell   *lc;
+
+	if (objectid < FirstGenbkiObjectId)
+		return true;
+	ext = getExtensionOfObject(classid, objectid);
+	if (!OidIsValid(ext))
+		return false;
+	foreach(lc, extensions)
+	{
+		if (get_extension_oid(lfirst(lc), true) == ext)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * False where an expression holds a node postgres_fdw does not deparse, or
+ * a function, operator or type that is neither built in nor of an
+ * extension the server lists (its is_foreign_expr, conservatively: the
+ * nodes every supported major ships).
+ */
+static bool
+expression_ships_walker(Node *node, List *extensions)
+{
+	if (node == NULL)
+		return false;
+	if (!object_ships(TypeRelationId, exprType(node), extensions))
+		return true;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+		case T_Const:
+		case T_RelabelType:
+		case T_BoolExpr:
+		case T_NullTest:
+		case T_ArrayExpr:
+		case T_List:
+			break;
+		case T_FuncExpr:
+			if (!object_ships(ProcedureRelationId, ((FuncExpr *) node)->funcid, extensions))
+				return true;
+			break;
+		case T_OpExpr:
+		case T_DistinctExpr:
+			if (!object_ships(OperatorRelationId, ((OpExpr *) node)->opno, extensions))
+				return true;
+			break;
+		case T_ScalarArrayOpExpr:
+			if (!object_ships(OperatorRelationId, ((ScalarArrayOpExpr *) node)->opno, extensions))
+				return true;
+			break;
+		default:
+			return true;
+	}
+	return expression_tree_walker(node, expression_ships_walker, extensions);
+}
+
+bool
+semijoin_expression_ships(Node *expr, List *extensions)
+{
+	return !expression_ships_walker(expr, extensions);
 }
 
 bool

@@ -35,6 +35,15 @@ extern const char *semijoin_hash_problem(Oid opno, Oid build_type, Oid probe_typ
 extern const char *semijoin_expression_problem(Node *value);
 
 /*
+ * True if postgres_fdw ships expr to a server whose extensions option
+ * lists extensions: only nodes every supported major deparses (columns,
+ * constants, function and operator calls, binary-compatible casts,
+ * boolean tests, arrays), each function, operator and type built in or
+ * of a listed extension (its is_foreign_expr, conservatively).
+ */
+extern bool semijoin_expression_ships(Node *expr, List *extensions);
+
+/*
  * True if the build relation's rows are read from another server (a
  * foreign table, or a table with foreign partitions or children): its
  * filter is then built locally (semijoin_local_build).
