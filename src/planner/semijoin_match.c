@@ -15,9 +15,9 @@
  *	  may hold a foreign table (semijoin_rewrite.c, analyze_level).
  *
  *	  Where it is correct: inner joins, and the nullable side of an outer
- *	  join built from its preserved side; keys whose types hash alike under
- *	  the join operator's hash opfamily and cross to another server
- *	  unchanged; no volatile build qual; not when the build side is on the
+ *	  join built from its preserved side; keys of tables whose values each
+ *	  side hashes alike (semijoin_types.c: which value each side hashes);
+ *	  no volatile build qual; not when the build side is on the
  *	  probe's own server (postgres_fdw may push the whole join; for
  *	  partitioned tables leaf by leaf); not on a column whose probe an
  *	  earlier plan of the statement kept local.
