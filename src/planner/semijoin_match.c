@@ -821,18 +821,55 @@ any_sublink_clauses(SubLink *sublink)
 	return clauses;
 }
 
-/* The sub-select's column that the ANY clause  outer = $n  compares with, or NULL. */
+/* The Param under the implicit casts the parser put on  $n, or NULL. */
+static Param *
+param_under_casts(Node *node)
+{
+	for (;;)
+	{
+		if (IsA(node, RelabelType) &&
+			((RelabelType *) node)->relabelformat == COERCE_IMPLICIT_CAST)
+			node = (Node *) ((RelabelType *) node)->arg;
+		else if (IsA(node, FuncExpr) &&
+				 ((FuncExpr *) node)->funcformat == COERCE_IMPLICIT_CAST)
+			node = linitial(((FuncExpr *) node)->args);
+		else
+			return IsA(node, Param) ? (Param *) node : NULL;
+	}
+}
+
+/* The casts of  $n  applied to the sub-select's column te instead. */
+static Node *
+cast_target_mutator(Node *node, TargetEntry *te)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_SUBLINK &&
+		((Param *) node)->paramid == te->resno)
+		return copyObject((Node *) te->expr);
+	return expression_tree_mutator(node, cast_target_mutator, te);
+}
+
+/*
+ * What the ANY clause  outer = $n  compares with: the sub-select's n-th
+ * column, through the implicit casts the parser put on $n (n IN (SELECT
+ * i ...) with n numeric and i bigint compares with i::numeric); NULL if
+ * it is not that.
+ */
 static Expr *
 any_clause_target(OpExpr *op, List *targets)
 {
-	Param	   *param = lsecond(op->args);
+	Node	   *compared = lsecond(op->args);
+	Param	   *param = param_under_casts(compared);
 	TargetEntry *te;
 
-	if (!IsA(param, Param) || param->paramkind != PARAM_SUBLINK ||
+	if (param == NULL || param->paramkind != PARAM_SUBLINK ||
 		param->paramid < 1 || param->paramid > list_length(targets))
 		return NULL;
 	te = list_nth(targets, param->paramid - 1);
-	return te->resjunk || te->resno != param->paramid ? NULL : te->expr;
+	if (te->resjunk || te->resno != param->paramid)
+		return NULL;
+	return compared == (Node *) param ? te->expr : (Expr *) cast_target_mutator(compared, te);
 }
 
 /*   probe.k IN (SELECT b.k FROM b WHERE ...), and per column of a row IN */
