@@ -78,6 +78,7 @@
 #include "pg_compat.h"
 #include "planner/citus_repartition.h"
 #include "planner/extension_objects.h"
+#include "planner/semijoin_types.h"
 #include "planner/tuple_probe.h"	/* TUPLE_MAX_COLUMNS */
 
 /* ---------------------------------------------------------------------
@@ -434,8 +435,7 @@ collect_tables(Query *parse, JoinTable *tables, int *ntables)
 
 		if (rte->rtekind == RTE_JOIN)
 			continue;
-		if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL ||
-			*ntables == MAX_TABLES)
+		if (semijoin_relation_problem(rte) != NULL || *ntables == MAX_TABLES)
 			return false;
 		t = &tables[(*ntables)++];
 		memset(t, 0, sizeof(*t));
@@ -499,15 +499,16 @@ key_table(Node *key, JoinTable *tables, int ntables)
 
 /*
  * Whether equality op on values of type (under collation) is one a filter
- * of the values' hashes can stand for: the type's own default equality,
- * the type hashable, the collation deterministic.
+ * of the values' hashes can stand for: the semijoin prefilter's rule
+ * (semijoin_types.c: the type's default hash family's equality, values
+ * that cross nodes unchanged), under a deterministic collation.  Both
+ * sides' keys are hashed as the join compares them: each side's SQL is
+ * deparsed with its implicit casts shown (filter_key_sql).
  */
 static bool
 filterable_equality(Oid opno, Oid type, Oid collation)
 {
-	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_EQ_OPR | TYPECACHE_HASH_PROC);
-
-	return opno == tc->eq_opr && OidIsValid(tc->hash_proc) &&
+	return semijoin_hash_problem(opno, type, type) == NULL &&
 		(!OidIsValid(collation) || get_collation_isdeterministic(collation));
 }
 

@@ -47,6 +47,7 @@
 #include "planner/extension_objects.h"
 #include "planner/semijoin.h"
 #include "planner/semijoin_internal.h"
+#include "planner/tuple_probe.h"
 #include "planner/typed_probe.h"
 
 /* ---------------------------------------------------------------------
@@ -99,6 +100,8 @@ lookup_objects(SemijoinObjects *out)
 	static const Oid agg_args[4] = {ANYELEMENTOID, INT8OID, FLOAT8OID, TEXTOID};
 	static const Oid tuple_hash_args[1] = {ANYOID};
 	Oid			tuple_probe_args[4] = {InvalidOid, TEXTARRAYOID, TEXTOID, ANYOID};
+	static const Oid columns_agree_args[3] = {TEXTARRAYOID, TEXTOID, ANYOID};
+	static const Oid declared_value_args[1] = {ANYELEMENTOID};
 
 	out->bloom_type = extension_type("bloom");
 	if (!OidIsValid(out->bloom_type))
@@ -109,6 +112,8 @@ lookup_objects(SemijoinObjects *out)
 	out->tuple_hash_fn = extension_function("bloom_tuple_hash", 1, tuple_hash_args);
 	tuple_probe_args[0] = out->bloom_type;
 	out->tuple_probe_fn = extension_function("bloom_contains_tuple", 4, tuple_probe_args);
+	out->columns_agree_fn = extension_function("bloom_columns_agree", 3, columns_agree_args);
+	out->declared_value_fn = extension_function("bloom_declared_value", 1, declared_value_args);
 	return OidIsValid(out->probe_fn) && OidIsValid(out->agg_fn);
 }
 
@@ -196,6 +201,26 @@ decline_local_probes(Analysis *a, List *local)
 	return any;
 }
 
+/* plan_next of a statement the filters were added to (their checks kept). */
+static PlannedStmt *
+plan_rewritten(Query *q, const char *query_string, int cursorOptions,
+			   ParamListInfo boundParams)
+{
+	PlannedStmt *volatile stmt = NULL;
+
+	columns_agree_planning(true);
+	PG_TRY();
+	{
+		stmt = plan_next(q, query_string, cursorOptions, boundParams);
+	}
+	PG_FINALLY();
+	{
+		columns_agree_planning(false);
+	}
+	PG_END_TRY();
+	return stmt;
+}
+
 /*
  * Plans parse with the filters that pay and that postgres_fdw ships:
  * analyze, add the chosen filters, plan; if the plan rescans a filtered
@@ -233,7 +258,7 @@ plan_with_filters(Query *parse, const char *query_string, int cursorOptions,
 		if (pristine == NULL)
 			pristine = copyObject(q);
 		filtered_relids = add_filters(&a);
-		stmt = plan_next(q, query_string, cursorOptions, boundParams);
+		stmt = plan_rewritten(q, query_string, cursorOptions, boundParams);
 		if (plan_rescans_filter(stmt, filtered_relids))
 		{
 			set_reason(a.chosen, "the plan rescans the foreign table with changing parameters");

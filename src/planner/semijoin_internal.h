@@ -16,8 +16,10 @@
  *	  A file calls only files below it in this list (semijoin_match.c
  *	  calls semijoin_cost.c for the estimates of a sub-select and
  *	  semijoin_plan.c for the columns an earlier plan kept local); the
- *	  typed probe (typed_probe.h) and the extension's objects
- *	  (extension_objects.h) sit below all of them.
+ *	  typed probe (typed_probe.h), the composite probe (tuple_probe.h) and
+ *	  the extension's objects (extension_objects.h) sit below all of them,
+ *	  and semijoin_types.h (which value each side hashes, shared with the
+ *	  Citus repartition prefilter) between them and the files above.
  */
 #ifndef BLOOMFILTER_SEMIJOIN_INTERNAL_H
 #define BLOOMFILTER_SEMIJOIN_INTERNAL_H
@@ -42,6 +44,8 @@ typedef struct SemijoinObjects
 	Oid			agg_fn;			/* bloom_agg(anyelement, bigint, float8, text) */
 	Oid			tuple_hash_fn;	/* bloom_tuple_hash(VARIADIC "any") */
 	Oid			tuple_probe_fn; /* bloom_contains_tuple(bloom, text[], text, VARIADIC "any") */
+	Oid			columns_agree_fn;	/* bloom_columns_agree(text[], text, VARIADIC "any") */
+	Oid			declared_value_fn;	/* bloom_declared_value(anyelement) */
 } SemijoinObjects;
 
 /* A candidate filter: an equijoin clause between a probe and a build member. */

@@ -15,9 +15,9 @@
  *	  may hold a foreign table (semijoin_rewrite.c, analyze_level).
  *
  *	  Where it is correct: inner joins, and the nullable side of an outer
- *	  join built from its preserved side; keys whose types hash alike under
- *	  the join operator's hash opfamily and cross to another server
- *	  unchanged; no volatile build qual; not when the build side is on the
+ *	  join built from its preserved side; keys of tables whose values each
+ *	  side hashes alike (semijoin_types.c: which value each side hashes);
+ *	  no volatile build qual; not when the build side is on the
  *	  probe's own server (postgres_fdw may push the whole join; for
  *	  partitioned tables leaf by leaf); not on a column whose probe an
  *	  earlier plan of the statement kept local.
@@ -51,6 +51,7 @@
 #include "pg_compat.h"
 #include "planner/extension_objects.h"
 #include "planner/semijoin_internal.h"
+#include "planner/semijoin_types.h"
 #include "planner/tuple_probe.h"
 #include "planner/typed_probe.h"
 
@@ -380,28 +381,6 @@ key_var(Node *node)
 	return key_var_of_level(node, 0);
 }
 
-/*
- * True if a filter of values of type build_type, probed with values of
- * type probe_type, agrees with opno: both types' default hash opclasses
- * (the ones bloom_agg and bloom_contains hash with) are of one family, and
- * opno is that family's equality.  Equal values then hash alike (int4 and
- * int8 do; int4 and numeric do not).
- */
-static bool
-keys_hash_alike(Oid opno, Oid build_type, Oid probe_type)
-{
-	Oid			build_opc = GetDefaultOpClass(build_type, HASH_AM_OID);
-	Oid			probe_opc = GetDefaultOpClass(probe_type, HASH_AM_OID);
-	Oid			family;
-
-	if (!OidIsValid(build_opc) || !OidIsValid(probe_opc))
-		return false;
-	family = get_opclass_family(build_opc);
-	if (family != get_opclass_family(probe_opc))
-		return false;
-	return get_op_opfamily_strategy(opno, family) == HTEqualStrategyNumber;
-}
-
 static bool
 refers_to_outer_query(Node *node, void *context)
 {
@@ -508,6 +487,7 @@ build_side_problem(RangeTblEntry *rte, RangeTblEntry *probe, List *leaves, List 
 				   double *local_share)
 {
 	List	   *build_servers;
+	const char *why;
 	double		all = 0,
 				local = 0;
 	int			nlocal = 0;
@@ -515,10 +495,8 @@ build_side_problem(RangeTblEntry *rte, RangeTblEntry *probe, List *leaves, List 
 			   *s;
 
 	*local_share = 1.0;
-	if (rte->rtekind != RTE_RELATION)
-		return "the other side is not a table";
-	if (rte->tablesample != NULL)
-		return "the other side is sampled";
+	if ((why = semijoin_relation_problem(rte)) != NULL)
+		return why;
 	if (!join_may_go_remote(probe, rte))
 		return NULL;
 	build_servers = servers_read(rte);
@@ -549,72 +527,10 @@ typedef struct BuildSide
 	Expr	   *key;			/* the build key as written */
 } BuildSide;
 
-/* True if a function, operator or type is built in or of an extension in extensions. */
-static bool
-object_ships(Oid classid, Oid objectid, List *extensions)
-{
-	Oid			ext;
-	ListCell   *lc;
-
-	if (objectid < FirstGenbkiObjectId)
-		return true;
-	ext = getExtensionOfObject(classid, objectid);
-	if (!OidIsValid(ext))
-		return false;
-	foreach(lc, extensions)
-	{
-		if (get_extension_oid(lfirst(lc), true) == ext)
-			return true;
-	}
-	return false;
-}
-
-/*
- * False where an expression holds a node postgres_fdw does not deparse, or
- * a function, operator or type that is neither built in nor of an
- * extension the server lists (its is_foreign_expr, conservatively: the
- * nodes every supported major ships).
- */
-static bool
-expression_ships_walker(Node *node, List *extensions)
-{
-	if (node == NULL)
-		return false;
-	if (!object_ships(TypeRelationId, exprType(node), extensions))
-		return true;
-	switch (nodeTag(node))
-	{
-		case T_Var:
-		case T_Const:
-		case T_RelabelType:
-		case T_BoolExpr:
-		case T_NullTest:
-		case T_ArrayExpr:
-		case T_List:
-			break;
-		case T_FuncExpr:
-			if (!object_ships(ProcedureRelationId, ((FuncExpr *) node)->funcid, extensions))
-				return true;
-			break;
-		case T_OpExpr:
-		case T_DistinctExpr:
-			if (!object_ships(OperatorRelationId, ((OpExpr *) node)->opno, extensions))
-				return true;
-			break;
-		case T_ScalarArrayOpExpr:
-			if (!object_ships(OperatorRelationId, ((ScalarArrayOpExpr *) node)->opno, extensions))
-				return true;
-			break;
-		default:
-			return true;
-	}
-	return expression_tree_walker(node, expression_ships_walker, extensions);
-}
-
 /*
  * Why postgres_fdw would not ship an expression key to every server of
  * the probe, or NULL: a mutable function (the remote would compute it
- * under its own settings), or what expression_ships_walker refuses.
+ * under its own settings), or what semijoin_expression_ships refuses.
  */
 static const char *
 expression_problem(Node *expr, List *servers)
@@ -625,7 +541,7 @@ expression_problem(Node *expr, List *servers)
 		return "the key expression is not immutable: postgres_fdw does not ship it";
 	foreach(lc, servers)
 	{
-		if (expression_ships_walker(expr, server_extensions(GetForeignServer(lfirst_oid(lc)))))
+		if (!semijoin_expression_ships(expr, server_extensions(GetForeignServer(lfirst_oid(lc)))))
 			return "the key expression uses a function, operator or type that postgres_fdw does "
 				"not ship (not built in, nor of an extension in the server's extensions option)";
 	}
@@ -653,23 +569,46 @@ probe_problem(QueryContext *cx, OpExpr *op, Candidate *c, BuildSide *build)
 
 	/*
 	 * The remote side probes the value (the column, or the expression, never
-	 * a relabeling of it), so its type must hash like the build key's.
+	 * a relabeling of it), so its type must hash like the build key's
+	 * (semijoin_types.c: which value each side hashes).
 	 */
-	if (!keys_hash_alike(op->opno, exprType((Node *) build->key), exprType(value)))
-		return "the key types do not hash alike under the join operator";
+	if ((why = semijoin_hash_problem(op->opno, exprType((Node *) build->key),
+									 exprType(value))) != NULL)
+		return why;
 	if (OidIsValid(op->inputcollid) &&
 		(exprCollation((Node *) c->probe_key) != op->inputcollid ||
 		 exprCollation(value) != op->inputcollid))
 		return "the join compares under another collation than the remote column's";
-	if ((why = type_cannot_cross(exprType(value))) != NULL)
-		return why;
-	if (expression && (why = expression_problem(value, servers)) != NULL)
+	if (expression && (!OidIsValid(cx->analysis->objects->columns_agree_fn) ||
+					   !OidIsValid(cx->analysis->objects->declared_value_fn)))
+		return "the extension has no column check for expression keys "
+			"(bloom_columns_agree): update it";
+	if (expression && ((why = semijoin_expression_problem(value)) != NULL ||
+					   (why = expression_problem(value, servers)) != NULL))
 		return why;
 	if (expression ? key_among(cx->analysis->unshipped, c->probe_relids, EXPRESSION_KEY_NAME)
 		: column_among(cx->analysis->unshipped, c->probe_relids, c->probe_var, probe_rte))
 		return "postgres_fdw does not ship a probe of this column (its type, collation "
 			"or server rules keep it local): the filter would cost without saving";
 	return NULL;
+}
+
+/*
+ * Forgets the syntactic names of columns (a column of a join's alias, met
+ * through it): the key is deparsed over its relation alone.
+ */
+static bool
+forget_join_names(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		((Var *) node)->varnosyn = ((Var *) node)->varno;
+		((Var *) node)->varattnosyn = ((Var *) node)->varattno;
+		return false;
+	}
+	return expression_tree_walker(node, forget_join_names, context);
 }
 
 /* "table.column", or for an expression key "table.<the expression>", for the log. */
@@ -685,6 +624,7 @@ key_name(Oid relid, Var *var, Expr *key)
 	copy = copyObject((Node *) value);
 	ChangeVarNodes(copy, var->varno, 1, var->varlevelsup);
 	IncrementVarSublevelsUp(copy, -(int) var->varlevelsup, 0);
+	(void) forget_join_names(copy, NULL);
 	return psprintf("%s.%s", rel ? rel : "?",
 					deparse_expression(copy, deparse_context_for(rel ? rel : "?", relid),
 									   false, false));
@@ -714,7 +654,9 @@ new_candidate(QueryContext *cx, Link *link, OpExpr *op, Var *probe_var, Expr *pr
 	c->build_key = build->key;
 	c->collation = op->inputcollid;
 	c->probe_column = key_name(probe_rte->relid, probe_var, probe_key);
-	c->build_column = key_name(build_rte->relid, build->var, build->key);
+	c->build_column = build_rte->rtekind == RTE_RELATION
+		? key_name(build_rte->relid, build->var, build->key)
+		: psprintf("%s.(key)", build_rte->eref->aliasname);
 	c->probe_relids = scanned_relations(probe_rte);
 	return c;
 }
@@ -879,18 +821,55 @@ any_sublink_clauses(SubLink *sublink)
 	return clauses;
 }
 
-/* The sub-select's column that the ANY clause  outer = $n  compares with, or NULL. */
+/* The Param under the implicit casts the parser put on  $n, or NULL. */
+static Param *
+param_under_casts(Node *node)
+{
+	for (;;)
+	{
+		if (IsA(node, RelabelType) &&
+			((RelabelType *) node)->relabelformat == COERCE_IMPLICIT_CAST)
+			node = (Node *) ((RelabelType *) node)->arg;
+		else if (IsA(node, FuncExpr) &&
+				 ((FuncExpr *) node)->funcformat == COERCE_IMPLICIT_CAST)
+			node = linitial(((FuncExpr *) node)->args);
+		else
+			return IsA(node, Param) ? (Param *) node : NULL;
+	}
+}
+
+/* The casts of  $n  applied to the sub-select's column te instead. */
+static Node *
+cast_target_mutator(Node *node, TargetEntry *te)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_SUBLINK &&
+		((Param *) node)->paramid == te->resno)
+		return copyObject((Node *) te->expr);
+	return expression_tree_mutator(node, cast_target_mutator, te);
+}
+
+/*
+ * What the ANY clause  outer = $n  compares with: the sub-select's n-th
+ * column, through the implicit casts the parser put on $n (n IN (SELECT
+ * i ...) with n numeric and i bigint compares with i::numeric); NULL if
+ * it is not that.
+ */
 static Expr *
 any_clause_target(OpExpr *op, List *targets)
 {
-	Param	   *param = lsecond(op->args);
+	Node	   *compared = lsecond(op->args);
+	Param	   *param = param_under_casts(compared);
 	TargetEntry *te;
 
-	if (!IsA(param, Param) || param->paramkind != PARAM_SUBLINK ||
+	if (param == NULL || param->paramkind != PARAM_SUBLINK ||
 		param->paramid < 1 || param->paramid > list_length(targets))
 		return NULL;
 	te = list_nth(targets, param->paramid - 1);
-	return te->resjunk || te->resno != param->paramid ? NULL : te->expr;
+	if (te->resjunk || te->resno != param->paramid)
+		return NULL;
+	return compared == (Node *) param ? te->expr : (Expr *) cast_target_mutator(compared, te);
 }
 
 /*   probe.k IN (SELECT b.k FROM b WHERE ...), and per column of a row IN */

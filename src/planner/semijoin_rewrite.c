@@ -19,6 +19,11 @@
  *							 '{<declared types>}', '<our encoding>',
  *							 foreign.k1, foreign.k2)
  *
+ *	  A probe of an expression is guarded by the check of the columns it
+ *	  reads, NOT bloom_columns_agree(...) OR <probe>, and a build read
+ *	  from another server is hashed locally: semijoin_types.c says which
+ *	  value each side hashes.
+ *
  *	  Runs in the planner hook, before each planning of the statement
  *	  (semijoin.c); matching is in semijoin_match.c, the estimates and the
  *	  rule in semijoin_cost.c.
@@ -39,6 +44,7 @@
 #include "pg_compat.h"
 #include "planner/semijoin.h"
 #include "planner/semijoin_internal.h"
+#include "planner/semijoin_types.h"
 #include "planner/tuple_probe.h"
 #include "planner/typed_probe.h"
 
@@ -266,6 +272,9 @@ filter_subselect(const Candidate *c, const SemijoinObjects *objects)
 	ref->rtindex = 1;
 	sub->jointree = makeFromExpr(list_make1(ref),
 								 quals ? (Node *) make_ands_explicit((List *) quals) : NULL);
+	/* a build read from another server is hashed here, never there */
+	if (semijoin_build_may_be_remote(rte))
+		sub = semijoin_local_build(sub, &key);
 	sub->targetList = list_make1(makeTargetEntry((Expr *) filter_aggref(c, key, objects), 1,
 												 pstrdup("bloom_agg"), false));
 	return sub;
@@ -276,26 +285,34 @@ filter_subselect(const Candidate *c, const SemijoinObjects *objects)
  * '<its declared type>', '<the filter's collation>', '<our encoding>') at
  * the slot: the remote side probes only if its column is what the foreign
  * table declares (typed_probe_agrees), and passes every row otherwise.
+ * An expression is shipped in the form semijoin_shipped_value gives, and
+ * the probe guarded by the check of its columns (semijoin_checked_probe).
  */
 static void
 add_filter(const Candidate *c, const SemijoinObjects *objects)
 {
 	SubLink    *sublink = makeNode(SubLink);
-	Expr	   *value = copyObject(c->probe_value);
+	List	   *values = c->nkeys > 1 ? c->probe_value_list : list_make1(c->probe_value);
+	List	   *shipped = NIL;
+	ListCell   *lc;
 	FuncExpr   *probe;
 
 	sublink->subLinkType = EXPR_SUBLINK;
 	sublink->subselect = (Node *) filter_subselect(c, objects);
 	sublink->location = -1;
+	foreach(lc, values)
+		shipped = lappend(shipped, semijoin_shipped_value(lfirst(lc), objects->declared_value_fn));
 	if (c->nkeys > 1)
 		probe = makeFuncExpr(objects->tuple_probe_fn, BOOLOID,
-							 tuple_probe_args((Node *) sublink, copyObject(c->probe_value_list)),
+							 tuple_probe_args((Node *) sublink, shipped),
 							 InvalidOid, c->probe_collation, COERCE_EXPLICIT_CALL);
 	else
 		probe = makeFuncExpr(objects->probe_fn, BOOLOID,
-							 typed_probe_args((Node *) sublink, (Node *) value, c->collation),
+							 typed_probe_args((Node *) sublink, linitial(shipped), c->collation),
 							 InvalidOid, c->collation, COERCE_EXPLICIT_CALL);
-	*c->slot = (Node *) make_and_qual(*c->slot, (Node *) probe);
+	*c->slot = make_and_qual(*c->slot,
+							 semijoin_checked_probe((Node *) probe, values,
+													objects->columns_agree_fn));
 	c->query->hasSubLinks = true;
 }
 

@@ -390,27 +390,48 @@ forwarded_tuple_probe(FuncExpr *fe, List *values)
 	return equal(copy, fe) ? NULL : (Node *) copy;
 }
 
-/* SupportRequestSimplify: the decision taken once, where the probe is planned. */
-static Node *
-simplify_tuple_probe(SupportRequestSimplify *req)
+/*
+ * Where a call over columns is planned (the declared types and encoding
+ * its arguments first - 2 and first - 1, the columns from first on): the
+ * columns, the entry they are all of, and whether they agree with the
+ * declared ones (*agree).  False if that cannot be decided there (the
+ * declared arguments are not constants, the values not all columns of
+ * one entry): the function then decides at its first call.
+ */
+static bool
+planned_agreement(SupportRequestSimplify *req, int first, List **columns,
+				  RangeTblEntry **rte, bool *agree)
 {
 	FuncExpr   *fe = req->fcall;
-	Const	   *types = list_length(fe->args) > TUPLE_PROBE_FIXED_NARGS ? lsecond(fe->args) : NULL;
-	Const	   *encoding = types ? lthird(fe->args) : NULL;
-	List	   *values;
-	RangeTblEntry *rte;
+	Const	   *types = list_length(fe->args) > first ? list_nth(fe->args, first - 2) : NULL;
+	Const	   *encoding = types ? list_nth(fe->args, first - 1) : NULL;
 	char	  **declared;
 	int			ntypes;
 
 	if (types == NULL || !IsA(types, Const) || types->constisnull ||
 		!IsA(encoding, Const) || encoding->constisnull)
-		return NULL;
-	values = list_copy_tail(fe->args, TUPLE_PROBE_FIXED_NARGS);
-	rte = values_entry(req->root, values);
-	if (rte == NULL)
-		return NULL;
+		return false;
+	*columns = list_copy_tail(fe->args, first);
+	*rte = values_entry(req->root, *columns);
+	if (*rte == NULL)
+		return false;
 	declared = declared_types(DatumGetArrayTypeP(types->constvalue), &ntypes);
-	if (!values_agree(values, declared, ntypes, TextDatumGetCString(encoding->constvalue)))
+	*agree = values_agree(*columns, declared, ntypes, TextDatumGetCString(encoding->constvalue));
+	return true;
+}
+
+/* SupportRequestSimplify: the decision taken once, where the probe is planned. */
+static Node *
+simplify_tuple_probe(SupportRequestSimplify *req)
+{
+	FuncExpr   *fe = req->fcall;
+	List	   *values;
+	RangeTblEntry *rte;
+	bool		agree;
+
+	if (!planned_agreement(req, TUPLE_PROBE_FIXED_NARGS, &values, &rte, &agree))
+		return NULL;
+	if (!agree)
 		return (Node *) makeBoolConst(true, false);
 	switch (rte->relkind)
 	{
@@ -434,5 +455,147 @@ bloom_contains_tuple_support(PG_FUNCTION_ARGS)
 
 	if (IsA(req, SupportRequestSimplify))
 		PG_RETURN_POINTER(simplify_tuple_probe((SupportRequestSimplify *) req));
+	PG_RETURN_POINTER(NULL);
+}
+
+/* ---------------------------------------------------------------------
+ * The column check of an expression key: bloom_columns_agree
+ *
+ * A probe of an expression key is shipped as
+ *
+ *		NOT bloom_columns_agree(types, encoding, c1, c2, ...) OR <probe>
+ *
+ * with c1, c2, ... the columns the expression reads (semijoin_types.c).
+ * The remote side computes the expression on its own columns; it is the
+ * value the local side hashed only where every column is what the
+ * foreign table declares (values_agree, the typed probe's rule).  Where
+ * the check is planned on a table its support function makes it a
+ * constant, so the planner drops the probe (false) or the check (true)
+ * and the expression is never computed on columns that disagree.
+ * --------------------------------------------------------------------- */
+
+PG_FUNCTION_INFO_V1(bloom_columns_agree);
+PG_FUNCTION_INFO_V1(bloom_columns_agree_support);
+PG_FUNCTION_INFO_V1(bloom_declared_value);
+
+/* The arguments before the columns: the declared types and encoding. */
+#define COLUMNS_AGREE_FIXED_NARGS	2
+
+/*
+ * Plannings under way of statements the semijoin rewrite wrote checks
+ * into: there a check over a foreign table's columns is the rewrite's own
+ * and is kept (shipped); anywhere else such a check arrived from another
+ * server (a chain) and is false.
+ */
+static int	rewritten_plannings = 0;
+
+void
+columns_agree_planning(bool start)
+{
+	rewritten_plannings += start ? 1 : -1;
+}
+
+/* The verdict for the columns of a call of bloom_columns_agree. */
+static bool
+columns_call_agree(FunctionCallInfo fcinfo)
+{
+	Node	   *expr = fcinfo->flinfo->fn_expr;
+	char	  **types;
+	int			ntypes;
+
+	if (expr == NULL || !IsA(expr, FuncExpr) || PG_ARGISNULL(0) || PG_ARGISNULL(1) ||
+		list_length(((FuncExpr *) expr)->args) <= COLUMNS_AGREE_FIXED_NARGS)
+		return false;
+	types = declared_types(PG_GETARG_ARRAYTYPE_P(0), &ntypes);
+	return values_agree(list_copy_tail(((FuncExpr *) expr)->args, COLUMNS_AGREE_FIXED_NARGS),
+						types, ntypes, text_to_cstring(PG_GETARG_TEXT_PP(1)));
+}
+
+/*
+ * bloom_columns_agree(declared_types, declared_encoding, VARIADIC
+ * columns): true if every column is what a server declaring it so sees.
+ * Not strict, and the values are not read: a NULL column does not change
+ * the verdict, decided once per call site.
+ */
+Datum
+bloom_columns_agree(PG_FUNCTION_ARGS)
+{
+	bool	   *verdict = (bool *) fcinfo->flinfo->fn_extra;
+
+	if (unlikely(verdict == NULL))
+	{
+		verdict = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(bool));
+		*verdict = columns_call_agree(fcinfo);
+		fcinfo->flinfo->fn_extra = verdict;
+	}
+	PG_RETURN_BOOL(*verdict);
+}
+
+/* bloom_declared_value(v): v (the rewrite's explicit cast of a column). */
+Datum
+bloom_declared_value(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+}
+
+/* The check's arguments for the columns: declared types, our encoding, the columns. */
+List *
+columns_agree_args(List *columns)
+{
+	Const	   *encoding = makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+									 CStringGetTextDatum(GetDatabaseEncodingName()), false, false);
+
+	return list_concat(list_make2(types_const(columns), encoding), list_copy(columns));
+}
+
+/*
+ * SupportRequestSimplify: on a table, true or false; on a foreign table,
+ * unchanged where the semijoin rewrite of this server wrote it (and it
+ * declares that table's types), else false: behind a chain of servers the
+ * expression would be deparsed again, over the middle table's declared
+ * types, and this check would not cover the next server's columns (nor
+ * keep its SQL from failing to parse there).
+ */
+static Node *
+simplify_columns_agree(SupportRequestSimplify *req)
+{
+	List	   *columns;
+	RangeTblEntry *rte;
+	bool		agree;
+
+	if (!planned_agreement(req, COLUMNS_AGREE_FIXED_NARGS, &columns, &rte, &agree))
+		return NULL;
+	if (!agree)
+		return (Node *) makeBoolConst(false, false);
+	switch (rte->relkind)
+	{
+		case RELKIND_FOREIGN_TABLE:
+			/* the rewrite of this server wrote it over these very columns */
+			if (rewritten_plannings > 0)
+				return NULL;
+			return (Node *) makeBoolConst(false, false);
+		case RELKIND_RELATION:
+		case RELKIND_MATVIEW:
+			if (rte->inh && has_subclass(rte->relid))
+				return NULL;
+			return (Node *) makeBoolConst(true, false);
+		default:
+			return NULL;
+	}
+}
+
+Datum
+bloom_columns_agree_support(PG_FUNCTION_ARGS)
+{
+	Node	   *req = (Node *) PG_GETARG_POINTER(0);
+
+	if (IsA(req, SupportRequestSimplify))
+		PG_RETURN_POINTER(simplify_columns_agree((SupportRequestSimplify *) req));
+	if (IsA(req, SupportRequestSelectivity))
+	{
+		/* the probe beside it is estimated; the check passes (or is folded) */
+		((SupportRequestSelectivity *) req)->selectivity = 1.0;
+		PG_RETURN_POINTER(req);
+	}
 	PG_RETURN_POINTER(NULL);
 }

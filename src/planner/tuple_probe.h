@@ -25,4 +25,17 @@
  */
 extern List *tuple_probe_args(Node *filter, List *values);
 
+/*
+ * The arguments of bloom_columns_agree for the columns an expression key
+ * reads: their declared types, this database's encoding, the columns.
+ */
+extern List *columns_agree_args(List *columns);
+
+/*
+ * Marks the start (true) or end (false) of a planning of a statement the
+ * semijoin rewrite added checks to: only there is a check over a foreign
+ * table's columns kept as written.
+ */
+extern void columns_agree_planning(bool start);
+
 #endif							/* BLOOMFILTER_TUPLE_PROBE_H */
