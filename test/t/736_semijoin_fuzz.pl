@@ -83,7 +83,7 @@ if (($s{differences} // 1) || ($s{errors_on_only} // 1))
 {
 	# the findings, each with its schema, settings and statement (not the
 	# table of statements by form)
-	diag(join("\n", grep { /^#/ && !m{^#   \S+/\S+/\S+ +\d} } split /\n/, $out));
+	diag(join("\n", grep { /^#/ && !/^#   (form|mode|build) / } split /\n/, $out));
 	diag("replay one: $python test/fuzz/differential/semijoin_fuzz.py --local ... --remote a=... "
 		  . "--remote b=... --seed $seed --round R --query Q");
 }

@@ -818,7 +818,7 @@ class Fuzzer:
             for n in self.on.notices:
                 m = re.search(r'no semijoin prefilter on .*?: (.*)', n)
                 if m:
-                    reason = re.sub(r'[0-9.]+', 'N', m.group(1).strip())[:90]
+                    reason = re.sub(r'\d+(\.\d+)?', 'N', m.group(1).strip())[:100]
                     self.declined[reason] = self.declined.get(reason, 0) + 1
         del self.on.notices[:]
         text = '\n'.join(x[0] for x in plan.raw) if plan.rows is not None else ''
@@ -834,13 +834,16 @@ class Fuzzer:
         s = self.stats
         s['queries'] += 1
         s['fired'] += fired
-        f = self.by_form.setdefault('%s/%s/%s' % (st.form, st.mode, st.build.kind),
-                                    [0, 0, 0])
-        f[0] += 1
-        f[1] += fired
+        tallies = []
+        for axis, key in (('form', st.form), ('mode', st.mode), ('build', st.build.kind)):
+            t = self.by_form.setdefault((axis, key), [0, 0, 0])
+            t[0] += 1
+            t[1] += fired
+            tallies.append(t)
         if not findings:
             return
-        f[2] += 1
+        for t in tallies:
+            t[2] += 1
         kind, i, a, b = findings[0]
         s[kind] += 1
         cls = classify(st, a)
@@ -889,10 +892,10 @@ class Fuzzer:
         print('# why statements did not fire (semijoin_log, first reasons):')
         for reason, n in sorted(self.declined.items(), key=lambda kv: -kv[1])[:12]:
             print('#   %5d %s' % (n, reason))
-        print('# by form/mode/build: queries fired findings')
-        for k in sorted(self.by_form):
-            v = self.by_form[k]
-            print('#   %-36s %5d %5d %5d' % (k, v[0], v[1], v[2]))
+        print('# statements by form, mode and build side: run, fired, findings')
+        for axis, key in sorted(self.by_form):
+            v = self.by_form[(axis, key)]
+            print('#   %-6s %-14s %6d %6d %6d' % (axis, key, v[0], v[1], v[2]))
         for cls in sorted(self.best):
             print('# smallest finding of class %s:' % cls)
             print(self.best[cls][1])
@@ -919,7 +922,16 @@ def key_features(st):
 
 def classify(st, on_outcome):
     """Which of the issue's classes a finding falls under, from what the
-    statement has (a heuristic: the first that applies)."""
+    statement has (a heuristic: the first that applies), with "+ci" when a
+    key column has a nondeterministic collation."""
+    cls = issue_class(st, on_outcome)
+    if any(k[2].collation or k[2].remote_collation or k[3].collation for k in st.keys) \
+            and cls != 'collation':
+        cls += '+ci'
+    return cls
+
+
+def issue_class(st, on_outcome):
     fk_expr, bk_expr, f_mismatch, b_mismatch = key_features(st)
     b = st.build
     msg = on_outcome.error[1] if on_outcome.error else ''
