@@ -3,8 +3,10 @@
 
 Every statement it makes runs twice, in two sessions of the local server
 that differ in one setting only, bloomfilter.semijoin_prefilter on and off;
-the results are compared as multisets (sorted rows) and the errors by
-SQLSTATE.  A difference, or an error only with the rewrite on, is a finding.
+the results are compared as multisets (sorted rows).  A difference, or an
+error only with the rewrite on, is a finding; errors both ways are counted
+by message (a generated statement may be wrong, or postgres_fdw may ship a
+condition the remote types do not have).
 The plan with the rewrite on (EXPLAIN VERBOSE) tells whether the filter
 fired: a bloom_contains* probe in a Remote SQL or a bloom_agg InitPlan.
 
@@ -25,7 +27,7 @@ foreign tables of both servers, local build tables, and the foreign tables
 again as build sides (same server or another one).  With ICU, a
 nondeterministic collation fz.ci (und-u-ks-level2) on some string columns,
 locally, remotely or both.  Values collide across types: 'ab' and 'ab  ',
-'AB', 1 and 1.0, ' 5' and '5' in text, dates and timestamps at midnight,
+'AB', 1 and 1.00 (numeric(10,2)), ' 5' and '5' in text, dates and timestamps at midnight,
 uuids in upper case, in braces or without hyphens.  Statements: joins,
 joins written in WHERE, LEFT JOINs, IN, EXISTS, the foreign table inside
 IN, row comparisons (a,b) IN (SELECT ...), composite keys, NOT IN / NOT
@@ -58,6 +60,7 @@ Usage:
   semijoin_fuzz.py --local DSN --remote NAME=DSN [--remote NAME=DSN]
                    [--seconds N | --queries N] [--seed S]
                    [--round R [--query Q]]   (replay: one round, or one statement)
+                   [--show N] [--verbose] [--show-errors]   (findings printed as found)
 NAME is the foreign server on the local database (created by the caller,
 with OPTIONS (extensions 'bloomfilter')), DSN a libpq connection string.
 The fuzzer owns schema fz on every server (dropped and made again each
@@ -66,7 +69,7 @@ the seed, so "--seed S --round R --query Q" replays one finding exactly.
 
 Output: "# ..." lines (the seed first, findings with their schema and
 statement, the report by class and by form), and last one line
-  SUMMARY queries=N fired=N differences=N errors_on_only=N errors_off_only=N errors_both=N
+  SUMMARY queries=N fired=N differences=N errors_on_only=N errors_off_only=N errors_both=N timeouts=N
 """
 
 import argparse
@@ -75,7 +78,6 @@ import hashlib
 import os
 import random
 import re
-import sys
 import time
 import uuid as uuidlib
 
@@ -531,6 +533,7 @@ class Statement:
         self.settings = []
         self.threshold = 5
         self.param = False
+        self.trace = []             # a prepared statement's executions and data changes
 
 
 def make_statement(rng, schema):
@@ -809,6 +812,7 @@ class Fuzzer:
                     undo.append(change)
             x = qrng.randint(3, 15)
             sqls = (prep if i == 0 else []) + [('EXECUTE p(%d)' % x, None)]
+            st.trace += ['[%s: %s]' % (change[0], change[1]) if change else '', 'EXECUTE p(%d)' % x]
             execs.append((sqls, change))
         st.explain_param = x
         return execs, undo, [('EXPLAIN (VERBOSE, COSTS OFF) EXECUTE p(%d)' % x, None)]
@@ -898,6 +902,10 @@ class Fuzzer:
         s = self.stats
         s['queries'] += 1
         s['fired'] += fired
+        if s['queries'] % 1000 == 0:
+            print('# progress: %d statements in %.0f s, %d fired, %d differences, %d errors only on' % (
+                s['queries'], time.time() - self.start, s['fired'], s['differences'],
+                s['errors_on_only']), flush=True)
         tallies = []
         for axis, key in (('form', st.form), ('mode', st.mode), ('build', st.build.kind)):
             t = self.by_form.setdefault((axis, key), [0, 0, 0])
@@ -965,8 +973,9 @@ class Fuzzer:
             print('# smallest finding of class %s:' % cls)
             print(self.best[cls][1])
         print('SUMMARY queries=%d fired=%d differences=%d errors_on_only=%d errors_off_only=%d '
-              'errors_both=%d' % (s['queries'], s['fired'], s['differences'], s['errors_on_only'],
-                                  s['errors_off_only'], s['errors_both']), flush=True)
+              'errors_both=%d timeouts=%d' % (s['queries'], s['fired'], s['differences'],
+                                              s['errors_on_only'], s['errors_off_only'],
+                                              s['errors_both'], s['timeouts']), flush=True)
 
 
 def relevant_ddl(st):
@@ -1028,8 +1037,9 @@ def describe(st, schema, seed, r, q, kind, i, a, b, plan):
     if st.settings:
         lines.append('#   settings: %s' % '; '.join(st.settings))
     lines.append('#   statement: %s' % st.sql)
-    if st.build.kind in ('series', 'values'):
-        pass
+    if st.trace:
+        # what ran before the execution that differed, data changes included
+        lines.append('#   executions: %s' % '; '.join(t for t in st.trace[:2 * i + 2] if t))
     if kind == 'errors_on_only':
         lines.append('#   on: ERROR %s %s' % a.error)
     else:
