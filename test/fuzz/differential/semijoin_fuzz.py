@@ -61,6 +61,7 @@ Usage:
                    [--seconds N | --queries N] [--seed S]
                    [--round R [--query Q]]   (replay: one round, or one statement)
                    [--show N] [--verbose] [--show-errors]   (findings printed as found)
+                   [--statement-log FILE]   (a line per statement: compare two builds)
 NAME is the foreign server on the local database (created by the caller,
 with OPTIONS (extensions 'bloomfilter')), DSN a libpq connection string.
 The fuzzer owns schema fz on every server (dropped and made again each
@@ -907,6 +908,9 @@ class Fuzzer:
             print('# progress: %d statements in %.0f s, %d fired, %d differences, %d errors only on' % (
                 s['queries'], time.time() - self.start, s['fired'], s['differences'],
                 s['errors_on_only']), flush=True)
+        if self.statement_log:
+            self.statement_log.write('%d %d %s %s %s %d %s\n' % (
+                r, q, st.form, st.mode, st.build.kind, fired, findings[0][0] if findings else 'same'))
         tallies = []
         for axis, key in (('form', st.form), ('mode', st.mode), ('build', st.build.kind)):
             t = self.by_form.setdefault((axis, key), [0, 0, 0])
@@ -933,6 +937,7 @@ class Fuzzer:
     def main(self):
         self.start = time.time()
         self.shown = 0
+        self.statement_log = open(self.args.statement_log, 'w') if self.args.statement_log else None
         self.connect()
         print('# seed %s' % self.seed, flush=True)
         if self.args.round is not None:
@@ -1016,10 +1021,10 @@ def issue_class(st, on_outcome):
     foreign_build = b.kind in ('foreign-other', 'foreign-same', 'partitioned')
     if foreign_build and b_mismatch:
         return '2-foreign-build-declared-type'
-    if foreign_build:
-        return '3-foreign-build-cast'
     if fk_expr and f_mismatch:
         return '5-expression-over-declared-type'
+    if foreign_build:
+        return '3-foreign-build-cast'
     bpchar = any(k[2].type.startswith('char') and
                  any(not t.startswith('char') for t in k[2].remote_types()) for k in st.keys)
     if bpchar and not fk_expr:
@@ -1064,6 +1069,8 @@ def main():
     p.add_argument('--show', type=int, default=5, help='findings printed in full as they come')
     p.add_argument('--verbose', action='store_true', help='print every finding in full')
     p.add_argument('--show-errors', action='store_true', help='print statements that fail both ways')
+    p.add_argument('--statement-log', help='file: a line per statement (round, query, form, mode, '
+                   'build side, fired 0/1, outcome), to compare two builds on one seed')
     args = p.parse_args()
     if not args.seconds and not args.queries and args.round is None:
         args.seconds = 120
