@@ -21,19 +21,21 @@ GLUE_HDRS = $(wildcard src/*.h) $(foreach w,$(WINGS),$(wildcard src/$(w)/*.h))
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 PG_CPPFLAGS = -Isrc
 
-# The install script of the current version is assembled from one piece per
-# family of objects (sql/install/NN_*.sql).  Beside it: one frozen base
-# script (sql/bloomfilter--1.0.sql) and the update scripts
-# (sql/bloomfilter--OLD--NEW.sql), each frozen once its version is released.
-# The procedure: doc/versions.md, "Releasing a version".
-INSTALL_PIECES = $(sort $(wildcard sql/install/*.sql))
-DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
-DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*.sql))
+# The extension's SQL scripts, installed into $(pg_config --sharedir)/extension,
+# are kept in extension/.  The install script of the current version is
+# assembled from one piece per family of objects (extension/install/NN_*.sql).
+# Beside it: one frozen base script (extension/bloomfilter--1.0.sql) and the
+# update scripts (extension/bloomfilter--OLD--NEW.sql), each frozen once its
+# version is released.  The procedure: doc/versions.md, "Releasing a version".
+INSTALL_PIECES = $(sort $(wildcard extension/install/*.sql))
+DATA_built = extension/$(EXTENSION)--$(EXTVERSION).sql
+DATA = $(filter-out $(DATA_built),$(wildcard extension/$(EXTENSION)--*.sql))
 
-# Regression tests: every test/sql/NNN_*.sql, in order, against
-# test/expected/ (families: doc/developer.md).
-REGRESS = $(sort $(patsubst test/sql/%.sql,%,$(wildcard test/sql/[0-9]*.sql)))
-REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
+# Regression tests: every sql/NNN_*.sql, in order, against expected/
+# (pg_regress's own places, as contrib modules keep them; it writes
+# results/ and regression.diffs here too; families: doc/developer.md).
+REGRESS = $(sort $(patsubst sql/%.sql,%,$(wildcard sql/[0-9]*.sql)))
+REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 # Isolation specs (interleavings of sessions): test/isolation/specs/*.spec
 # against test/isolation/expected/; they need the library preloaded
@@ -54,7 +56,7 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-sql/$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PIECES)
+extension/$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_PIECES)
 	cat $^ > $@
 
 # C unit tests of the plain-C core (no server needed): one program per

@@ -251,7 +251,7 @@ FROM lookups;
 -- ==== 4. Filters of other systems: written for Guava, read as Parquet's
 -- The bytes Guava 31.1 wrote for BloomFilter.create(Funnels.longFunnel(),
 -- 100, 0.01) after put(1L), put(2L), put(3L) and writeTo (the vector of
--- test/sql/071_interop_guava.sql); and a filter of the EU customers as a
+-- sql/071_interop_guava.sql); and a filter of the EU customers as a
 -- Parquet writer stores it in a file (header, then bitset), read back as a
 -- reader takes it from the footer.
 \connect demo postgres :host :local_port

@@ -4,13 +4,14 @@
  *	  bloomfilter--1.0.sql creates every function below, and
  *	  bloomfilter--1.0--1.1.sql keeps them (it renames some SQL functions,
  *	  never their C names); no piece of the current install script
- *	  (sql/install/) names them, and bloomfilter--1.1--1.2.sql rebinds or
- *	  replaces their functions.  They must stay in the library: a database
- *	  created at 1.0 that has not run ALTER EXTENSION bloomfilter UPDATE
- *	  (to 1.1 or 1.2) keeps its old function definitions, and calls these
- *	  names in the new library.  Each is a thin wrapper around the current
- *	  implementation, whose behaviour it keeps.  They are gathered here so
- *	  that no other file holds an entry point of an old script.
+ *	  (extension/install/) names them, and bloomfilter--1.1--1.2.sql
+ *	  rebinds or replaces their functions.  They must stay in the library:
+ *	  a database created at 1.0 that has not run ALTER EXTENSION
+ *	  bloomfilter UPDATE (to 1.1 or 1.2) keeps its old function
+ *	  definitions, and calls these names in the new library.  Each is a
+ *	  thin wrapper around the current implementation, whose behaviour it
+ *	  keeps.  They are gathered here so that no other file holds an entry
+ *	  point of an old script.
  *
  *	  Nothing calls them but the server; they call down into the aggregate
  *	  files (bloom_setop_agg.c, multibloom_agg.c, bloom_agg_datasized.c).

@@ -1,6 +1,7 @@
 /*
  * summary_writer.c
- *	  The write path of managed summaries (sql/install/65_managed_summaries.sql,
+ *	  The write path of managed summaries
+ *	  (extension/install/65_managed_summaries.sql,
  *	  doc/summaries.md): bloom_summary_collect, the AFTER INSERT OR UPDATE
  *	  row trigger of a summarised partitioned table (cloned by PostgreSQL
  *	  onto every leaf partition, present and future), and the flush that

@@ -277,7 +277,7 @@ extern uint64 bloom_hasher_call(BloomHasher *hasher, Datum value, uint64 seed,
  * the integer types and for text under a deterministic collation this
  * computes, without the fmgr round trip, exactly what the opclass function
  * (hashint8extended and friends in utils/adt/hashfunc.c) returns, widened
- * as scheme 3 says; test/sql/003_bloom_fastpath.sql checks that they agree.
+ * as scheme 3 says; sql/003_bloom_fastpath.sql checks that they agree.
  */
 static inline uint64
 bloom_hasher_value_hash(BloomHasher *hasher, Datum value, uint64 seed, uint8 scheme)

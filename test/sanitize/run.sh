@@ -6,7 +6,7 @@
 #   test/sanitize/run.sh valgrind   -O0 build; the postmaster under valgrind
 #                                   memcheck (make valgrind-check)
 #
-# SAN_REGRESS (a space-separated list of test/sql/ file names without .sql)
+# SAN_REGRESS (a space-separated list of sql/ file names without .sql)
 # restricts the run to those regression files; SAN_PORT picks the port;
 # SAN_PRELOAD=1 starts the server with the library preloaded.
 #

@@ -2,13 +2,13 @@
 # update path to the default version keeps stored filters readable and
 # byte-identical, and leaves the same objects as a fresh install.
 #
-# Each release ships sql/bloomfilter--OLD--NEW.sql (the Makefile installs
-# every such file) and keeps the install script of every released version
-# (sql/bloomfilter--1.0.sql is frozen).  This test needs no change when one
-# is added: it finds the paths with pg_extension_update_paths, creates the
-# extension at each old version, stores filters, updates, and compares.  The
-# default version itself goes through the same checks (its update is a
-# no-op).
+# Each release ships extension/bloomfilter--OLD--NEW.sql (the Makefile
+# installs every such file) and keeps the install script of every released
+# version (extension/bloomfilter--1.0.sql is frozen).  This test needs no
+# change when one is added: it finds the paths with
+# pg_extension_update_paths, creates the extension at each old version,
+# stores filters, updates, and compares.  The default version itself goes
+# through the same checks (its update is a no-op).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -69,7 +69,7 @@ like($fresh, qr/function bloom_add/, 'fresh install described');
 like($fresh, qr/operator family bloom_ops for access method btree function 1 bloom_cmp/,
 	'the description includes operator families and their members');
 
-# Filters written by format version 1 (as in test/sql/005_bloom_golden.sql).
+# Filters written by format version 1 (as in sql/005_bloom_golden.sql).
 my @golden = (
 	'AQABAAABAAAAAAAAAAAAAAAAAAADAAAAAAAAAAMAAAAAAAAAAAAAAAAAAAD//////////wAAAAAAAAAAAEAAAAEAAAgBAIAAAAAAAAAAkAAAAAAAAAAAAIAAAAA=',
 	'AQABAGQAAAAAAAAAAAAAAAAAAAACAAAAAAAAAAQAAAAAAAAAAAAAAAAAAAD//////////wAAAAAAAAAAAEJAIBAAAIAAAAIAAAAAAA==');

@@ -1,7 +1,7 @@
 # A transaction's own rows under summary pruning, with the documented
 # configuration (shared_preload_libraries = 'bloomfilter': the shared buffer
 # on, the hooks installed before the first statement):
-# - test/sql/562_summary_own_rows.sql gives its expected output here too
+# - sql/562_summary_own_rows.sql gives its expected output here too
 #   (pg_regress runs it without preloading the library);
 # - the session says it prunes (bloom_summaries.pruning_active);
 # - logical replication's apply into a summarised table on the subscriber:
@@ -35,12 +35,12 @@ max_wal_senders = 2
 });
 $sub->start;
 
-# 1. test/sql/562 against its expected output, as pg_regress runs it (psql
+# 1. sql/562 against its expected output, as pg_regress runs it (psql
 # reading the file from standard input), with the library preloaded.
 $sub->safe_psql('postgres', 'CREATE DATABASE regress562');
 $sub->safe_psql('regress562', 'CREATE EXTENSION bloomfilter');
-my $sql = File::Spec->catfile($root, 'test', 'sql', '562_summary_own_rows.sql');
-my $expected_file = File::Spec->catfile($root, 'test', 'expected', '562_summary_own_rows.out');
+my $sql = File::Spec->catfile($root, 'sql', '562_summary_own_rows.sql');
+my $expected_file = File::Spec->catfile($root, 'expected', '562_summary_own_rows.out');
 my $out;
 IPC::Run::run(
 	[ 'psql', '-X', '-a', '-q', '-d', $sub->connstr('regress562') ],

@@ -53,7 +53,7 @@ $old->safe_psql('stored', q{
 CREATE EXTENSION bloomfilter;
 CREATE TABLE blooms (id int PRIMARY KEY, note text, f bloom);
 INSERT INTO blooms VALUES
- -- written by format version 1 (as in test/sql/005_bloom_golden.sql)
+ -- written by format version 1 (as in sql/005_bloom_golden.sql)
  (1, 'golden ints', 'AQABAAABAAAAAAAAAAAAAAAAAAADAAAAAAAAAAMAAAAAAAAAAAAAAAAAAAD//////////wAAAAAAAAAAAEAAAAEAAAgBAIAAAAAAAAAAkAAAAAAAAAAAAIAAAAA='),
  (2, 'golden text', 'AQABAGQAAAAAAAAAAAAAAAAAAAACAAAAAAAAAAQAAAAAAAAAAAAAAAAAAAD//////////wAAAAAAAAAAAEJAIBAAAIAAAAIAAAAAAA=='),
  (3, 'empty', bloom_empty(1000, 0.01)),

@@ -223,7 +223,7 @@ test_guava(void)
 
 /*
  * The other Java layouts built here value by value, against the bytes their
- * writers give (the vectors of test/sql/071 and 072): Guava's MITZ_32 (Guava
+ * writers give (the vectors of sql/071 and 072): Guava's MITZ_32 (Guava
  * 31.1 wrote it), Spark's versions 1 and 2 (computed from Spark's source).
  * Each pins its layout's walk of a value's positions.
  */

@@ -1,7 +1,7 @@
 -- bloomfilter: the types bloom and multibloom, their text and binary I/O,
 -- and casts to and from the binary format (doc/format.md, doc/multibloom.md).
 --
--- The install script is this file and the other pieces of sql/install/,
+-- The install script is this file and the other pieces of extension/install/,
 -- concatenated in the order of their numbers; each object is created once,
 -- in its final form, in the piece of its family.  Every reference to an
 -- object of the extension is qualified with @extschema@, and built-in

@@ -404,7 +404,7 @@ COMMENT ON FUNCTION @extschema@.bloom_contains_typed(@extschema@.bloom, anyeleme
 COMMENT ON FUNCTION @extschema@.bloom_hash(anyelement, bigint) IS
 	'64-bit value hash that a new filter with this seed uses for value (hash scheme 3): the extended hash of the type''s default hash operator class, except that bigint, timestamps and the other 64-bit types are hashed in full beyond 32 bits';
 
--- ---- managed summaries (sql/install/65_managed_summaries.sql) ----
+-- ---- managed summaries (extension/install/65_managed_summaries.sql) ----
 
 -- bloomfilter: managed summaries (doc/summaries.md).  One filter per leaf
 -- partition of a partitioned table, kept in the extension's own catalog:

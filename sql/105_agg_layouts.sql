@@ -32,7 +32,7 @@ EXPLAIN (COSTS OFF) SELECT bloom_agg(k, 60000, 0.01, 'blocked') FROM agg_layouts
 -- 'blocked' sets bits independently of the order: the same bits in parallel.
 -- 'matrix' places a value by the fill of its candidate rows, so the
 -- aggregate collects the values' hashes and builds one filter at the end:
--- the same bits in parallel too (test/sql/114_agg_parallel_matrix.sql).
+-- the same bits in parallel too (sql/114_agg_parallel_matrix.sql).
 SELECT p.blocked = s.blocked AS blocked_parallel_same,
        p.matrix = s.matrix AS matrix_parallel_same,
        (SELECT count(*) FROM agg_layouts WHERE NOT bloom_contains(p.matrix, k)) AS matrix_false_negatives,
