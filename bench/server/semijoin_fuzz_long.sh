@@ -7,7 +7,7 @@
 # figures (statements, how many fired the rewrite, differences and errors
 # only with the rewrite on, by class, the smallest finding of each class)
 # are appended to bench/results/semijoin-fuzz-results.md as a section named
-# after the code tested (the last commit that changed src/ or sql/).
+# after the code tested (the last commit that changed src/ or extension/).
 #
 #   bash bench/server/semijoin_fuzz_long.sh                    # 20,000 statements
 #   QUERIES=2000 SEED=42 bash bench/server/semijoin_fuzz_long.sh
@@ -32,11 +32,11 @@ RESULTS=${RESULTS:-$ROOT/bench/results/semijoin-fuzz-results.md}
 # shellcheck source=../../scripts/cluster.sh
 source "$ROOT/scripts/cluster.sh"
 PGBIN=$(default_pgbin 2>/dev/null || echo /usr/lib/postgresql/15/bin)
-# the code tested: the last commit that changed src/ or sql/ (what the
+# the code tested: the last commit that changed src/ or extension/ (what the
 # fuzzer exercises), and the checkout's commit
-code=$(git -C "$ROOT" log -1 --format=%h -- src sql 2>/dev/null || echo unknown)
+code=$(git -C "$ROOT" log -1 --format=%h -- src extension 2>/dev/null || echo unknown)
 head=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$ROOT" diff --quiet HEAD -- src sql 2>/dev/null || echo ', with uncommitted changes')
+dirty=$(git -C "$ROOT" diff --quiet HEAD -- src extension 2>/dev/null || echo ', with uncommitted changes')
 LABEL=${LABEL:-code $code (checkout $head$dirty)}
 
 cluster_workdir
