@@ -30,7 +30,7 @@
  *	  the leaf's filters once per execution and, at each (re)start, returns
  *	  nothing without starting the scan when they rule out the parameter's
  *	  values.  A pruned plan also keeps only the JIT options its remaining
- *	  cost passes.
+ *	  cost passes.  The empty and guard nodes are summary_scan_nodes.c.
  */
 #include "postgres.h"
 
@@ -66,23 +66,17 @@ static planner_hook_type prev_planner_hook = NULL;
 static ExecutorStart_hook_type prev_executor_start = NULL;
 
 /* ---------------------------------------------------------------------
- * The two custom nodes: the marker (never executed) and the empty scan
+ * The marker: never executed (the skipped and guarded scans that take a
+ * candidate scan's place are in summary_scan_nodes.c)
  * --------------------------------------------------------------------- */
 
 #define MARKER_NAME		"BloomSummaryPrune"
-#define SKIPPED_NAME	"BloomSummarySkipped"
 
 static Node *marker_create_state(CustomScan *cscan);
-static Node *skipped_create_state(CustomScan *cscan);
 
 static const CustomScanMethods marker_methods = {
 	.CustomName = MARKER_NAME,
 	.CreateCustomScanState = marker_create_state,
-};
-
-static const CustomScanMethods skipped_methods = {
-	.CustomName = SKIPPED_NAME,
-	.CreateCustomScanState = skipped_create_state,
 };
 
 static Node *
@@ -91,360 +85,6 @@ marker_create_state(CustomScan *cscan)
 	/* the executor-start hook removes the marker from every plan it runs */
 	elog(ERROR, "a plan marked for summary pruning reached the executor without its hook");
 	return NULL;
-}
-
-/*
- * The state of a skipped scan.  The first skipped child of an Append or
- * MergeAppend also holds how many of its children (those left after
- * partition pruning at executor start) were skipped, for EXPLAIN.
- */
-typedef struct SkippedState
-{
-	CustomScanState css;
-	int			nskipped;		/* 0: not the first skipped child */
-	int			nchildren;
-} SkippedState;
-
-static void
-skipped_begin(CustomScanState *node, EState *estate, int eflags)
-{
-}
-
-static TupleTableSlot *
-skipped_exec(CustomScanState *node)
-{
-	return NULL;
-}
-
-static void
-skipped_end(CustomScanState *node)
-{
-}
-
-static void
-skipped_rescan(CustomScanState *node)
-{
-}
-
-/*
- * "Skipped by Summary: <key columns>"; on the first skipped scan of an
- * Append or MergeAppend also "Partitions Skipped by Summary: N of M", the
- * scans of its M children the summary replaced.
- */
-static void
-skipped_explain(CustomScanState *node, List *ancestors, ExplainState *es)
-{
-	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	SkippedState *state = (SkippedState *) node;
-
-	ExplainPropertyText("Skipped by Summary", strVal(linitial(cscan->custom_private)), es);
-	if (state->nskipped > 0)
-		ExplainPropertyText("Partitions Skipped by Summary",
-							psprintf("%d of %d", state->nskipped, state->nchildren), es);
-}
-
-static const CustomExecMethods skipped_exec_methods = {
-	.CustomName = SKIPPED_NAME,
-	.BeginCustomScan = skipped_begin,
-	.ExecCustomScan = skipped_exec,
-	.EndCustomScan = skipped_end,
-	.ReScanCustomScan = skipped_rescan,
-	.ExplainCustomScan = skipped_explain,
-};
-
-static Node *
-skipped_create_state(CustomScan *cscan)
-{
-	SkippedState *state = (SkippedState *) newNode(sizeof(SkippedState), T_CustomScanState);
-
-	state->css.methods = &skipped_exec_methods;
-	return (Node *) state;
-}
-
-static bool
-is_skipped_state(PlanState *ps)
-{
-	return IsA(ps, CustomScanState) &&
-		((CustomScanState *) ps)->methods == &skipped_exec_methods;
-}
-
-/* Sets the counts of skipped children on the first of each Append's. */
-static bool
-count_skipped(PlanState *ps, void *context)
-{
-	PlanState **children = NULL;
-	int			n = 0;
-	SkippedState *first = NULL;
-	int			nskipped = 0;
-
-	if (ps == NULL)
-		return false;
-	if (IsA(ps, AppendState))
-	{
-		children = ((AppendState *) ps)->appendplans;
-		n = ((AppendState *) ps)->as_nplans;
-	}
-	else if (IsA(ps, MergeAppendState))
-	{
-		children = ((MergeAppendState *) ps)->mergeplans;
-		n = ((MergeAppendState *) ps)->ms_nplans;
-	}
-	for (int i = 0; i < n; i++)
-	{
-		if (!is_skipped_state(children[i]))
-			continue;
-		if (first == NULL)
-			first = (SkippedState *) children[i];
-		nskipped++;
-	}
-	if (first != NULL)
-	{
-		first->nskipped = nskipped;
-		first->nchildren = n;
-	}
-	return planstate_tree_walker(ps, count_skipped, context);
-}
-
-/* The empty node that takes a skipped scan's place: same relation and output. */
-static Plan *
-make_skipped(Scan *scan, const char *keys)
-{
-	CustomScan *cscan = makeNode(CustomScan);
-
-	cscan->scan.plan = scan->plan;	/* costs, output, plan_node_id, params */
-	cscan->scan.plan.type = T_CustomScan;
-	cscan->scan.plan.qual = NIL;
-	cscan->scan.plan.lefttree = NULL;
-	cscan->scan.plan.righttree = NULL;
-	cscan->scan.plan.parallel_aware = false;
-	cscan->scan.plan.plan_rows = 0;
-	cscan->scan.scanrelid = scan->scanrelid;
-	/* EXPLAIN names the relations a plan's custom scans list here */
-	cscan->custom_relids = bms_make_singleton(scan->scanrelid);
-	/* where the scan's output refers to a scan tuple of its own */
-	if (IsA(scan, IndexOnlyScan))
-		cscan->custom_scan_tlist = ((IndexOnlyScan *) scan)->indextlist;
-	else if (IsA(scan, ForeignScan))
-		cscan->custom_scan_tlist = ((ForeignScan *) scan)->fdw_scan_tlist;
-	cscan->custom_private = list_make1(makeString(pstrdup(keys)));
-	cscan->methods = &skipped_methods;
-	return (Plan *) cscan;
-}
-
-/* ---------------------------------------------------------------------
- * The guard: a scan whose key is fixed by an executor parameter (a nested
- * loop's outer value, a correlated subquery's), decided at each rescan
- * --------------------------------------------------------------------- */
-
-#define GUARD_NAME		"BloomSummaryGuard"
-
-static Node *guard_create_state(CustomScan *cscan);
-
-static const CustomScanMethods guard_methods = {
-	.CustomName = GUARD_NAME,
-	.CreateCustomScanState = guard_create_state,
-};
-
-typedef struct GuardState
-{
-	CustomScanState css;
-	PlanState  *child;			/* the scan guarded */
-	List	   *candidates;		/* of the scan, see "Planning" below */
-	SummaryLeafFilters **filters;	/* per candidate, read at the first decision */
-	bool		decided;		/* since the last (re)start */
-	bool		pruned;			/* the decision: the scan returns nothing */
-	bool		child_rescan;	/* the child is to be rescanned before it runs */
-	int64		decisions;
-	int64		prunings;
-} GuardState;
-
-static SummaryProbe *probe_of(List *candidate, ParamListInfo params, ExprContext *econtext);
-static SummaryProbe *shape_of(List *candidate);
-
-static void
-guard_begin(CustomScanState *node, EState *estate, int eflags)
-{
-	GuardState *g = (GuardState *) node;
-	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	bool		fixed;
-
-	g->child = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
-	node->custom_ps = list_make1(g->child);
-	g->candidates = lsecond(cscan->custom_private);
-	/* the guard returns its child's slots as they are */
-	node->ss.ps.resultops = ExecGetResultSlotOps(g->child, &fixed);
-	node->ss.ps.resultopsfixed = fixed;
-	node->ss.ps.resultopsset = true;
-}
-
-/*
- * True if no row of the leaf can match this scan's values: under the
- * query's snapshot, the filters of some candidate's summary (read at the
- * first decision of this execution) cannot hold them.
- */
-static bool
-guard_prunes(GuardState *g)
-{
-	EState	   *estate = g->css.ss.ps.state;
-	ExprContext *econtext = g->css.ss.ps.ps_ExprContext;
-	int			n = list_length(g->candidates);
-	bool		prune = false;
-	MemoryContext old;
-
-	if (g->filters == NULL)
-	{
-		old = MemoryContextSwitchTo(estate->es_query_cxt);
-		g->filters = palloc0(sizeof(SummaryLeafFilters *) * n);
-		for (int i = 0; i < n; i++)
-			g->filters[i] = summary_leaf_load(shape_of(list_nth(g->candidates, i)),
-											  estate->es_snapshot);
-		MemoryContextSwitchTo(old);
-	}
-	ResetExprContext(econtext);
-	old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-	for (int i = 0; i < n && !prune; i++)
-	{
-		SummaryProbe *p = probe_of(list_nth(g->candidates, i), estate->es_param_list_info,
-								   econtext);
-
-		prune = p != NULL && !summary_leaf_may_hold(g->filters[i], p);
-	}
-	MemoryContextSwitchTo(old);
-	return prune;
-}
-
-static TupleTableSlot *
-guard_exec(CustomScanState *node)
-{
-	GuardState *g = (GuardState *) node;
-
-	if (!g->decided)
-	{
-		Instrumentation *instr = node->ss.ps.instrument;
-
-		g->pruned = guard_prunes(g);
-		g->decided = true;
-		g->decisions++;
-		g->prunings += g->pruned;
-		/*
-		 * Under EXPLAIN ANALYZE also in the node's instrumentation, which
-		 * parallel query adds up over the workers for the leader: the
-		 * guard has no qual, so nothing else counts there.
-		 */
-		if (instr != NULL)
-		{
-			instr->nfiltered1 += g->pruned;
-			instr->nfiltered2 += 1;
-		}
-	}
-	if (g->pruned)
-		return NULL;
-	if (g->child_rescan)
-	{
-		g->child_rescan = false;
-		/* with changed parameters, the child rescans itself when run */
-		if (g->child->chgParam == NULL)
-			ExecReScan(g->child);
-	}
-	return ExecProcNode(g->child);
-}
-
-static void
-guard_end(CustomScanState *node)
-{
-	ExecEndNode(((GuardState *) node)->child);
-}
-
-/* A new start: decided again when next run, the child rescanned only then. */
-static void
-guard_rescan(CustomScanState *node)
-{
-	GuardState *g = (GuardState *) node;
-
-	if (node->ss.ps.chgParam != NULL)
-		UpdateChangedParamSet(g->child, node->ss.ps.chgParam);
-	g->decided = false;
-	g->child_rescan = true;
-}
-
-static void
-guard_mark(CustomScanState *node)
-{
-	GuardState *g = (GuardState *) node;
-
-	if (!g->pruned)
-		ExecMarkPos(g->child);
-}
-
-static void
-guard_restore(CustomScanState *node)
-{
-	GuardState *g = (GuardState *) node;
-
-	if (!g->pruned)
-		ExecRestrPos(g->child);
-}
-
-/*
- * "Guarded by Summary: <key columns>"; with ANALYZE, "Scans Skipped by
- * Summary: N of M": of the M starts of the scan (in every process of a
- * parallel query; none, no line), N returned nothing without reading the
- * leaf.
- */
-static void
-guard_explain(CustomScanState *node, List *ancestors, ExplainState *es)
-{
-	GuardState *g = (GuardState *) node;
-	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
-	Instrumentation *instr = node->ss.ps.instrument;
-	int64		prunings = instr != NULL ? (int64) instr->nfiltered1 : g->prunings;
-	int64		decisions = instr != NULL ? (int64) instr->nfiltered2 : g->decisions;
-
-	ExplainPropertyText("Guarded by Summary", strVal(linitial(cscan->custom_private)), es);
-	if (es->analyze && decisions > 0)
-		ExplainPropertyText("Scans Skipped by Summary",
-							psprintf(INT64_FORMAT " of " INT64_FORMAT, prunings, decisions),
-							es);
-}
-
-static const CustomExecMethods guard_exec_methods = {
-	.CustomName = GUARD_NAME,
-	.BeginCustomScan = guard_begin,
-	.ExecCustomScan = guard_exec,
-	.EndCustomScan = guard_end,
-	.ReScanCustomScan = guard_rescan,
-	.MarkPosCustomScan = guard_mark,
-	.RestrPosCustomScan = guard_restore,
-	.ExplainCustomScan = guard_explain,
-};
-
-static Node *
-guard_create_state(CustomScan *cscan)
-{
-	GuardState *state = (GuardState *) newNode(sizeof(GuardState), T_CustomScanState);
-
-	state->css.methods = &guard_exec_methods;
-	return (Node *) state;
-}
-
-/*
- * The guard of a scan: same relation and output, the scan below it; its
- * own plan_node_id (parallel query finds nodes' instrumentation by id).
- */
-static Plan *
-make_guard(Scan *scan, const char *keys, List *candidates, int plan_node_id)
-{
-	CustomScan *cscan = (CustomScan *) make_skipped(scan, keys);
-
-	cscan->scan.plan.plan_rows = scan->plan.plan_rows;
-	cscan->scan.plan.plan_node_id = plan_node_id;
-	cscan->scan.plan.initPlan = NIL;	/* the scan's own, run by it */
-	if (ExecSupportsBackwardScan((Plan *) scan))
-		cscan->flags |= CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
-	cscan->custom_plans = list_make1(scan);
-	cscan->custom_private = list_make2(linitial(cscan->custom_private), candidates);
-	cscan->methods = &guard_methods;
-	return (Plan *) cscan;
 }
 
 /* ---------------------------------------------------------------------
@@ -1024,29 +664,6 @@ add_source_values(Node *expr, bool is_array, Oid valtype, ParamListInfo params,
 	return true;
 }
 
-/* The probe of a candidate without values: its summary, leaf and types. */
-static SummaryProbe *
-shape_of(List *candidate)
-{
-	SummaryProbe *p = palloc0(sizeof(SummaryProbe));
-	ListCell   *lc;
-
-	p->summary_id = intVal(lsecond(candidate));
-	p->leaf = (Oid) intVal(lthird(candidate));
-	for_each_from(lc, candidate, 4)
-	{
-		List	   *attr = lfirst(lc);
-
-		if (p->nkeys >= SUMMARY_MAX_KEYS)
-			break;
-		p->fixed[p->nkeys] = intVal(linitial(attr)) != 0;
-		p->valtypes[p->nkeys] = (Oid) intVal(lsecond(attr));
-		p->collations[p->nkeys] = (Oid) intVal(lthird(attr));
-		p->nkeys++;
-	}
-	return p;
-}
-
 /* True if a value of the candidate is an executor parameter. */
 static bool
 has_exec_params(List *candidate)
@@ -1116,7 +733,7 @@ max_plan_node_id(Plan *plan)
  * The probe of a candidate with this execution's values (and, given
  * econtext, its executor parameters' current values), or NULL.
  */
-static SummaryProbe *
+SummaryProbe *
 probe_of(List *candidate, ParamListInfo params, ExprContext *econtext)
 {
 	SummaryProbe *p = palloc0(sizeof(SummaryProbe));
@@ -1307,8 +924,7 @@ summary_prune_init(void)
 	summary_catalog_init();
 	summary_own_writes_init();
 	RegisterCustomScanMethods(&marker_methods);
-	RegisterCustomScanMethods(&skipped_methods);
-	RegisterCustomScanMethods(&guard_methods);
+	summary_scan_nodes_register();
 	prev_planner_hook = planner_hook;
 	planner_hook = summary_planner;
 	prev_executor_start = ExecutorStart_hook;

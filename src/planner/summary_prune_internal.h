@@ -1,15 +1,18 @@
 /*
  * summary_prune_internal.h
- *	  What the two halves of summary pruning share: summary_prune.c (the
- *	  hooks, the quals that fix a key, the plan rewritten at executor start)
- *	  and summary_prune_catalog.c (the managed summaries' catalog: which
- *	  summaries cover a leaf, and whether a leaf may hold a key's values
- *	  under the query's snapshot).
+ *	  What the parts of summary pruning share: summary_prune.c (the hooks,
+ *	  the quals that fix a key, the plan rewritten at executor start),
+ *	  summary_scan_nodes.c (the skipped and guarded scans put in the
+ *	  rewritten plan) and summary_prune_catalog.c (the managed summaries'
+ *	  catalog: which summaries cover a leaf, and whether a leaf may hold a
+ *	  key's values under the query's snapshot).
  */
 #ifndef BLOOMFILTER_SUMMARY_PRUNE_INTERNAL_H
 #define BLOOMFILTER_SUMMARY_PRUNE_INTERNAL_H
 
+#include "nodes/execnodes.h"
 #include "nodes/pg_list.h"
+#include "nodes/plannodes.h"
 #include "utils/snapshot.h"
 
 #include "core/multibloom.h"
@@ -96,5 +99,30 @@ typedef struct SummaryLeafFilters SummaryLeafFilters;
 
 extern SummaryLeafFilters *summary_leaf_load(const SummaryProbe *shape, Snapshot snapshot);
 extern bool summary_leaf_may_hold(SummaryLeafFilters *filters, const SummaryProbe *probe);
+
+/*
+ * The probe of a candidate scan (summary_prune.c, "Planning") with this
+ * execution's values (and, given econtext, its executor parameters'
+ * current values), or NULL.
+ */
+extern SummaryProbe *probe_of(List *candidate, ParamListInfo params, ExprContext *econtext);
+
+/* summary_scan_nodes.c: registers both nodes' methods; from summary_prune_init. */
+extern void summary_scan_nodes_register(void);
+
+/* The empty node that takes a skipped scan's place: same relation and output. */
+extern Plan *make_skipped(Scan *scan, const char *keys);
+
+/*
+ * The guard of a scan keyed by an executor parameter: the scan below it,
+ * decided at each (re)start with its candidates' filters.
+ */
+extern Plan *make_guard(Scan *scan, const char *keys, List *candidates, int plan_node_id);
+
+/*
+ * For EXPLAIN: sets the counts of skipped children on the first of each
+ * Append's or MergeAppend's in the executed tree ps.
+ */
+extern bool count_skipped(PlanState *ps, void *context);
 
 #endif							/* BLOOMFILTER_SUMMARY_PRUNE_INTERNAL_H */
