@@ -2,7 +2,8 @@
  * summary_writer.h
  *	  The write path of managed summaries: the row trigger
  *	  bloom_summary_collect and the flush of its buffers into delta rows
- *	  before commit (summary_writer.c).
+ *	  before commit (summary_writer.c), and the merge of the deltas
+ *	  (summary_merge.c).
  */
 #ifndef BLOOMFILTER_SUMMARY_WRITER_H
 #define BLOOMFILTER_SUMMARY_WRITER_H
@@ -22,7 +23,7 @@ extern bool bloom_summary_keys_pending(int32 summary_id);
 
 /*
  * The index on (summary_id, partition) of a summary catalog table, or
- * InvalidOid.
+ * InvalidOid (summary_merge.c).
  */
 extern Oid	bloom_summary_catalog_index(Relation rel);
 

@@ -40,6 +40,7 @@
 
 #include "pg_compat.h"
 #include "aggregates/summary_buffer.h"
+#include "aggregates/summary_catalog.h"
 #include "aggregates/summary_writer.h"
 #include "core/multibloom.h"
 #include "planner/extension_objects.h"
@@ -83,9 +84,9 @@ summary_catalog_installed(void)
 	schema = extension_schema();
 	if (!OidIsValid(schema))
 		return false;
-	catalog.def_rel = get_relname_relid("bloom_summary_def", schema);
-	catalog.part_rel = get_relname_relid("bloom_summary_part", schema);
-	catalog.delta_rel = get_relname_relid("bloom_summary_delta", schema);
+	catalog.def_rel = get_relname_relid(SUMMARY_DEF_TABLE, schema);
+	catalog.part_rel = get_relname_relid(SUMMARY_PART_TABLE, schema);
+	catalog.delta_rel = get_relname_relid(SUMMARY_DELTA_TABLE, schema);
 	catalog.installed = OidIsValid(catalog.def_rel) && OidIsValid(catalog.part_rel) &&
 		OidIsValid(catalog.delta_rel);
 	return catalog.installed;
@@ -126,11 +127,11 @@ load_defs(void)
 		bool	   *namenulls;
 		int			n;
 
-		if (RelationGetDescr(rel)->natts < 3)
+		if (RelationGetDescr(rel)->natts < SUMMARY_DEF_KEY_COLUMNS)
 			break;
-		values[0] = heap_getattr(tup, 1, RelationGetDescr(rel), &isnull[0]);
-		values[1] = heap_getattr(tup, 2, RelationGetDescr(rel), &isnull[1]);
-		values[2] = heap_getattr(tup, 3, RelationGetDescr(rel), &isnull[2]);
+		values[0] = heap_getattr(tup, SUMMARY_DEF_SUMMARY_ID, RelationGetDescr(rel), &isnull[0]);
+		values[1] = heap_getattr(tup, SUMMARY_DEF_PARENT, RelationGetDescr(rel), &isnull[1]);
+		values[2] = heap_getattr(tup, SUMMARY_DEF_KEY_COLUMNS, RelationGetDescr(rel), &isnull[2]);
 		if (isnull[0] || isnull[1] || isnull[2])
 			continue;
 		deconstruct_array(DatumGetArrayTypeP(values[2]), NAMEOID, NAMEDATALEN, false,
@@ -497,7 +498,7 @@ static const void *
 row_filter(ProbeWork *w, Relation rel, HeapTuple tup)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
-	AttrNumber	attno = w->probe->nkeys == 1 ? 3 : 4;
+	AttrNumber	attno = w->probe->nkeys == 1 ? SUMMARY_PART_FILTER : SUMMARY_PART_MFILTER;
 	bool		isnull;
 	Datum		raw;
 
@@ -534,9 +535,9 @@ part_row_trusted(Relation rel, HeapTuple tup)
 	bool		isnull;
 	Datum		trusted;
 
-	if (RelationGetDescr(rel)->natts < 5)
+	if (RelationGetDescr(rel)->natts < SUMMARY_PART_TRUSTED)
 		return false;
-	trusted = heap_getattr(tup, 5, RelationGetDescr(rel), &isnull);
+	trusted = heap_getattr(tup, SUMMARY_PART_TRUSTED, RelationGetDescr(rel), &isnull);
 	return !isnull && DatumGetBool(trusted);
 }
 
@@ -563,9 +564,9 @@ delta_is_marker(Relation rel, HeapTuple tup, bool *current)
 	bool		isnull;
 	Datum		epoch;
 
-	if (RelationGetDescr(rel)->natts < DELTA_BUFFER_EPOCH)
+	if (RelationGetDescr(rel)->natts < SUMMARY_DELTA_BUFFER_EPOCH)
 		return false;
-	epoch = heap_getattr(tup, DELTA_BUFFER_EPOCH, RelationGetDescr(rel), &isnull);
+	epoch = heap_getattr(tup, SUMMARY_DELTA_BUFFER_EPOCH, RelationGetDescr(rel), &isnull);
 	if (isnull)
 		return false;
 	*current = summary_buffer_epoch_is_current(DatumGetInt64(epoch));
@@ -666,7 +667,7 @@ visit_rows(Relation rel, Oid index, Snapshot snapshot, int32 summary_id,
 		while (HeapTupleIsValid(tup = systable_getnext(scan)))
 		{
 			bool		isnull;
-			Oid			leaf = DatumGetObjectId(heap_getattr(tup, 2, RelationGetDescr(rel),
+			Oid			leaf = DatumGetObjectId(heap_getattr(tup, SUMMARY_PART_PARTITION, RelationGetDescr(rel),
 															 &isnull));
 
 			if (isnull)

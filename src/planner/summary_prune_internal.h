@@ -21,9 +21,6 @@
 /* As many key columns as a multibloom has attributes at most. */
 #define SUMMARY_MAX_KEYS	MULTIBLOOM_MAX_ATTRS
 
-/* bloom_summary_delta's column of a marker's epoch (65_managed_summaries.sql) */
-#define DELTA_BUFFER_EPOCH	7
-
 /* More combinations of values than this are not probed (no pruning). */
 #define SUMMARY_MAX_PROBES	4096
 
