@@ -10,15 +10,16 @@
  *		semijoin.c			the settings, the hook, the plan-again loop
  *		semijoin_rewrite.c	each query level analyzed; the filters added
  *		semijoin_match.c	the join tree walked, clauses matched into candidates
+ *		semijoin_keys.c		each side of a clause as a key; composite keys
  *		semijoin_cost.c		the planner's estimates and the cost rule
  *		semijoin_plan.c		checks on the finished plan, and the log
  *
  *	  A file calls only files below it in this list (semijoin_match.c
- *	  calls semijoin_cost.c for the estimates of a sub-select and
- *	  semijoin_plan.c for the columns an earlier plan kept local); the
- *	  typed probe (typed_probe.h), the composite probe (tuple_probe.h) and
- *	  the extension's objects (extension_objects.h) sit below all of them,
- *	  and semijoin_types.h (which value each side hashes, shared with the
+ *	  calls semijoin_cost.c for the estimates of a sub-select, and it and
+ *	  semijoin_keys.c call semijoin_plan.c for the columns an earlier plan
+ *	  kept local); the typed probe (typed_probe.h), the composite probe
+ *	  (tuple_probe.h) and the extension's objects (extension_objects.h)
+ *	  sit below all of them, and semijoin_types.h (which value each side hashes, shared with the
  *	  Citus repartition prefilter) between them and the files above.
  */
 #ifndef BLOOMFILTER_SEMIJOIN_INTERNAL_H
@@ -150,6 +151,16 @@ extern List *add_filters(const Analysis *a);
 
 /* semijoin_match.c */
 extern void match_level(QueryContext *cx);
+
+/* semijoin_keys.c */
+extern Var *key_var_of_level(Node *node, Index levelsup);
+extern Var *key_var(Node *node);
+extern Expr *probe_value_of(Expr *key);
+extern Expr *without_join_aliases(Query *q, Expr *expr);
+extern Expr *any_clause_target(OpExpr *op, List *targets);
+extern char *key_name(Oid relid, Var *var, Expr *key);
+extern const char *key_types_problem(OpExpr *op, Candidate *c, Expr *build_key);
+extern void match_composites(QueryContext *cx, int first);
 
 /* semijoin_cost.c */
 extern PlannerInfo *estimator_root(Query *q, ParamListInfo boundParams);

@@ -49,6 +49,7 @@
 
 #include "pg_compat.h"
 #include "core/multibloom.h"
+#include "types/bloom.h"
 #include "types/bloomfilter.h"
 #include "planner/extension_objects.h"
 #include "planner/tuple_probe.h"
@@ -57,9 +58,6 @@
 PG_FUNCTION_INFO_V1(bloom_tuple_hash);
 PG_FUNCTION_INFO_V1(bloom_contains_tuple);
 PG_FUNCTION_INFO_V1(bloom_contains_tuple_support);
-
-/* In types/bloom.c: the plain probe. */
-extern Datum bloom_contains(PG_FUNCTION_ARGS);
 
 /*
  * The hash scheme of the values' hashes: fixed, so that two servers agree
@@ -323,18 +321,6 @@ tuple_probe_args(Node *filter, List *values)
 									 CStringGetTextDatum(GetDatabaseEncodingName()), false, false);
 
 	return list_concat(list_make3(filter, types_const(values), encoding), values);
-}
-
-/* The range-table entry of a column, from the planner's query levels. */
-static RangeTblEntry *
-column_entry(PlannerInfo *root, Var *var)
-{
-	for (Index up = var->varlevelsup; root != NULL && up > 0; up--)
-		root = root->parent_root;
-	if (root == NULL || var->varattno <= 0 || var->varno < 1 ||
-		var->varno > list_length(root->parse->rtable))
-		return NULL;
-	return rt_fetch(var->varno, root->parse->rtable);
 }
 
 /* The entry all value arguments are columns of, or NULL. */

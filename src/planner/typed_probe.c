@@ -71,15 +71,13 @@
 #include "utils/syscache.h"
 
 #include "pg_compat.h"
+#include "types/bloom.h"
 #include "planner/extension_objects.h"
+#include "planner/selectivity.h"
 #include "planner/typed_probe.h"
 
 PG_FUNCTION_INFO_V1(bloom_contains_typed);
 PG_FUNCTION_INFO_V1(bloom_contains_typed_support);
-
-/* In types/bloom.c and planner/selectivity.c: the probe and its planner support. */
-extern Datum bloom_contains(PG_FUNCTION_ARGS);
-extern Datum bloom_contains_support(PG_FUNCTION_ARGS);
 
 /* What a probe's value is declared as: its last three arguments. */
 typedef struct DeclaredValue
@@ -364,7 +362,7 @@ bloom_contains_typed(PG_FUNCTION_ARGS)
 }
 
 /* The range-table entry of a column, from the planner's query levels. */
-static RangeTblEntry *
+RangeTblEntry *
 column_entry(PlannerInfo *root, Var *var)
 {
 	for (Index up = var->varlevelsup; root != NULL && up > 0; up--)

@@ -7,6 +7,7 @@
 #ifndef BLOOMFILTER_TYPED_PROBE_H
 #define BLOOMFILTER_TYPED_PROBE_H
 
+#include "nodes/pathnodes.h"
 #include "nodes/primnodes.h"
 
 /* The probe's arguments: the filter, the value, and three declared ones. */
@@ -39,5 +40,12 @@ extern bool typed_value_agrees(Oid type, int32 typmod, Oid collation, const char
 
 /* The declared type of a column, as the typed probes name it. */
 extern char *column_type_spec(Var *column);
+
+/*
+ * The range-table entry of a column, from the planner's query levels, or
+ * NULL if it is not a user column of one: where a probe of it is planned
+ * (the typed probe's column, each column of a composite probe).
+ */
+extern RangeTblEntry *column_entry(PlannerInfo *root, Var *var);
 
 #endif							/* BLOOMFILTER_TYPED_PROBE_H */

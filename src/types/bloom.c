@@ -12,6 +12,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
+#include "types/bloom.h"
 #include "types/bloomfilter.h"
 #include "types/interop_value.h"
 #include "core/hash_records.h"
