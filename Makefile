@@ -7,13 +7,15 @@ $(error no default_version in $(EXTENSION).control)
 endif
 MODULE_big = bloomfilter
 
-# src/ in wings that only look down (doc/architecture.md): the plain-C core
-# (src/core/, no PostgreSQL headers), the types' glue (src/types/), the
-# aggregates (src/aggregates/), the planner and executor integrations
-# (src/planner/), and the module file on top (src/module.c).  Every file
-# includes others by their path under src/ ("core/filter.h",
-# "types/bloomfilter.h").
-WINGS = types aggregates planner
+# src/ in floors that only look down (doc/architecture.md; checked by
+# scripts/check-house.pl): the plain-C core (src/core/, no PostgreSQL
+# headers), the types' glue (src/types/), the aggregates (src/aggregates/),
+# the helpers the features share (src/helpers/), then one wing per feature:
+# the batched scan (src/scan/), managed summaries (src/summaries/), the
+# semijoin prefilter (src/semijoin/) and, above it, Citus (src/citus/); the
+# module file on top (src/module.c).  Every file includes others by their
+# path under src/ ("core/filter.h", "types/bloomfilter.h").
+WINGS = types aggregates helpers scan summaries semijoin citus
 CORE_SRCS = $(sort $(wildcard src/core/*.c))
 CORE_HDRS = $(sort $(wildcard src/core/*.h))
 GLUE_SRCS = $(sort $(foreach w,$(WINGS),$(wildcard src/$(w)/*.c))) src/module.c

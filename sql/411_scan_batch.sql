@@ -1,4 +1,4 @@
--- The batched probe scan (src/planner/batch_scan.c): where the planner uses it,
+-- The batched probe scan (src/scan/batch_scan.c): where the planner uses it,
 -- what EXPLAIN shows, and that it returns the rows of the plain sequential
 -- scan, in the same order, for every layout and kind of filter.
 SET client_min_messages = warning;

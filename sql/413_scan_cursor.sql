@@ -1,4 +1,4 @@
--- The batched probe scan (src/planner/batch_scan.c) does what the plain sequential
+-- The batched probe scan (src/scan/batch_scan.c) does what the plain sequential
 -- scan does: positioned UPDATE and DELETE through every kind of cursor,
 -- backward fetches, and the order in which a row meets its quals (an error
 -- or a side effect the plain scan avoids must not happen), each compared

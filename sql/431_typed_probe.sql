@@ -1,5 +1,5 @@
 -- bloom_contains_typed, the probe the semijoin prefilter ships
--- (src/planner/typed_probe.c, doc/semijoin.md): where the value's type,
+-- (src/semijoin/typed_probe.c, doc/semijoin.md): where the value's type,
 -- collation and encoding are the declared ones it answers as
 -- bloom_contains; where they may differ it passes every value; a damaged
 -- filter is refused as bloom_contains refuses it.  The servers it is meant

@@ -1,4 +1,4 @@
--- Pruning by managed summaries (src/planner/summary_prune.c): which scans
+-- Pruning by managed summaries (src/summaries/summary_prune.c): which scans
 -- EXPLAIN shows skipped, and that every query returns the rows of the plan
 -- without the summary (bloomfilter.enable_summary_pruning = off), for
 -- constants, parameters of generic and custom plans, IN lists, arrays,

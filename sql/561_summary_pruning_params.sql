@@ -1,4 +1,4 @@
--- Pruning by managed summaries at each rescan (src/planner/summary_prune.c,
+-- Pruning by managed summaries at each rescan (src/summaries/summary_prune.c,
 -- the guard): a scan whose key is fixed by an executor parameter (a nested
 -- loop's outer value, a LATERAL or correlated subquery's) is decided each
 -- time it starts; a value the leaf's filters (with their visible deltas)

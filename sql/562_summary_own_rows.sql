@@ -1,5 +1,5 @@
 -- A transaction's own rows under summary pruning
--- (src/planner/summary_own_writes.c): from the start of a statement that
+-- (src/summaries/summary_own_writes.c): from the start of a statement that
 -- may write a summarised table, that statement and everything it runs (RI
 -- checks, BEFORE and AFTER row triggers of any name, volatile functions)
 -- and the rest of the transaction prune nothing on that table, since the

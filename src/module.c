@@ -11,14 +11,14 @@
 #include "utils/guc.h"
 
 #include "pg_compat.h"
-#include "aggregates/summary_buffer.h"
-#include "aggregates/summary_writer.h"
-#include "planner/batch_scan.h"
-#include "planner/citus_agg_rewrite.h"
-#include "planner/citus_repartition.h"
-#include "planner/extension_objects.h"
-#include "planner/semijoin.h"
-#include "planner/summary_prune.h"
+#include "summaries/summary_buffer.h"
+#include "summaries/summary_writer.h"
+#include "scan/batch_scan.h"
+#include "citus/citus_agg_rewrite.h"
+#include "citus/citus_repartition.h"
+#include "helpers/extension_objects.h"
+#include "semijoin/semijoin.h"
+#include "summaries/summary_prune.h"
 
 PG_MODULE_MAGIC;
 

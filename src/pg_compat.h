@@ -36,8 +36,8 @@
 #endif
 
 /*
- * Planner structures (the semijoin prefilter in src/planner/semijoin_rewrite.c,
- * the extension's objects in src/planner/extension_objects.c):
+ * Planner structures (the semijoin prefilter in src/semijoin/semijoin_rewrite.c,
+ * the extension's objects in src/helpers/extension_objects.c):
  * - PostgreSQL 16 moved a range-table entry's permissions into a list of
  *   RTEPermissionInfo in its Query (rte->perminfoindex);
  * - PostgreSQL 16 made get_extension_schema() public, and replaced

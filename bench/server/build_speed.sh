@@ -13,7 +13,7 @@
 #   classic    bloom_agg(k, CAP, FPP): the form the rewrite built up to
 #              1.1
 #   blocked    bloom_agg(k, CAP, FPP, 'blocked'): the form it builds now
-#              (src/planner/semijoin_rewrite.c)
+#              (src/semijoin/semijoin_rewrite.c)
 #
 # with CAP = 1.25 ROWS (the rewrite's capacity margin) and FPP (0.01).  The
 # queries run interleaved: each of ROUNDS rounds runs every query once, in

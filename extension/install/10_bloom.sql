@@ -55,7 +55,7 @@ COMMENT ON FUNCTION @extschema@.bloom_add_all(@extschema@.bloom, anyarray) IS
 
 -- ---- membership ----
 
--- Planner estimates for probes (src/planner/selectivity.c): the support function
+-- Planner estimates for probes (src/helpers/selectivity.c): the support function
 -- of bloom_contains and bloom_contained_by, and the restriction estimator
 -- of their operators.
 CREATE FUNCTION @extschema@.bloom_contains_support(internal) RETURNS internal

@@ -38,7 +38,7 @@ CREATE TABLE @extschema@.bloom_summary_delta (
 	added_at    timestamptz NOT NULL DEFAULT now(),
 	-- a marker (filter and mfilter NULL): the keys of its writer and of
 	-- later ones are in the shared buffer of the server of this epoch
-	-- (src/aggregates/summary_buffer.c)
+	-- (src/summaries/summary_buffer.c)
 	buffer_epoch bigint);
 CREATE INDEX ON @extschema@.bloom_summary_delta (summary_id, partition);
 -- A partition's filter is rewritten by every merge: stored uncompressed
@@ -54,7 +54,7 @@ SELECT pg_catalog.pg_extension_config_dump('@extschema@.bloom_summary_part', '')
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.bloom_summary_delta', '');
 SELECT pg_catalog.pg_extension_config_dump('@extschema@.bloom_summary_def_summary_id_seq', '');
 
--- ---- the write path (src/aggregates/summary_writer.c) ----
+-- ---- the write path (src/summaries/summary_writer.c) ----
 
 CREATE FUNCTION @extschema@.bloom_summary_collect() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'bloom_summary_collect' LANGUAGE C VOLATILE;
@@ -196,7 +196,7 @@ END;
 -- Unites exactly the listed deltas of the partition (those of them still
 -- there and visible to this statement) into its filter and deletes them,
 -- in one statement: a writer's merge of the deltas it counted
--- (src/aggregates/summary_writer.c), found by TID so that the statement
+-- (src/summaries/summary_writer.c), found by TID so that the statement
 -- reads no other entry of the delta table's index.  A TID reused by a
 -- newer delta of the same partition in the meantime is merged as well:
 -- what is deleted is always what is united.  The caller holds the
@@ -231,7 +231,7 @@ BEGIN ATOMIC
 END;
 
 -- The merge check of writers in SQL (writers themselves check in C,
--- src/aggregates/summary_writer.c): merges the partition's
+-- src/summaries/summary_writer.c): merges the partition's
 -- deltas when they pass bloomfilter.summary_merge_deltas or
 -- bloomfilter.summary_merge_keys, if no one else is merging or refreshing
 -- it (pg_catalog.pg_try_advisory_xact_lock: a writer never waits here).
@@ -316,7 +316,7 @@ BEGIN
 	-- merges of this partition wait too (they only try the lock)
 	PERFORM pg_catalog.pg_advisory_xact_lock(@extschema@.bloom_summary_lock_key(summary_id, leaf));
 	-- The filter of the rows this snapshot sees, and the keys of the shared
-	-- buffer (src/aggregates/summary_buffer.c), which hold those of writers
+	-- buffer (src/summaries/summary_buffer.c), which hold those of writers
 	-- it does not see; the markers of this server's epoch stay for them
 	-- (the union retires those it may), those of another epoch, whose keys
 	-- a restart lost, are what this repairs.
@@ -747,7 +747,7 @@ GRANT SELECT ON @extschema@.bloom_summaries TO PUBLIC;
 -- partition (whose DDL, such as DISABLE TRIGGER, must be able to untrust
 -- them); filters may be read by whoever may read the partitioned table or
 -- owns the partition.  Writers' deltas are written by the row trigger as
--- the catalog's owner (src/aggregates/summary_writer.c), so writers need
+-- the catalog's owner (src/summaries/summary_writer.c), so writers need
 -- no privilege here.
 GRANT SELECT, INSERT, UPDATE, DELETE ON @extschema@.bloom_summary_def,
 	@extschema@.bloom_summary_part, @extschema@.bloom_summary_delta TO PUBLIC;

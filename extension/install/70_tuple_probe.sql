@@ -1,5 +1,5 @@
 -- bloomfilter: the composite-key probe the automatic semijoin prefilter
--- ships (src/planner/tuple_probe.c, doc/semijoin.md "Composite keys").
+-- ships (src/semijoin/tuple_probe.c, doc/semijoin.md "Composite keys").
 
 -- The one value a filter of key tuples holds per tuple: a 64-bit hash of
 -- the values in order (each by its type's default hash opclass, integers

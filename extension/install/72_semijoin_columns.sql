@@ -1,5 +1,5 @@
 -- bloomfilter: what the automatic semijoin prefilter ships beside a probe
--- of an expression key (src/planner/tuple_probe.c, src/planner/semijoin_types.c,
+-- of an expression key (src/semijoin/tuple_probe.c, src/semijoin/semijoin_types.c,
 -- doc/semijoin.md "Which value each side hashes").
 
 -- True where every column given has the type the sender declares it as

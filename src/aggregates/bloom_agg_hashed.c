@@ -3,7 +3,7 @@
  *	  bloom_agg_hashed, bloom_agg over the values' hashes, and its state
  *	  type bloom_agg_state (agg_state.h), whose flat form is bloom_agg's
  *	  serialized state: what a distributed planner (Citus) runs per shard
- *	  (planner/citus_agg_rewrite.c).  Calls down into the data-sized and
+ *	  (citus/citus_agg_rewrite.c).  Calls down into the data-sized and
  *	  fixed-shape forms and their partial states.
  */
 #include "postgres.h"

@@ -2,8 +2,8 @@
  * bloom.h
  *	  What other wings call of the SQL type "bloom" (bloom.c) directly,
  *	  not through the function manager's lookup: the plain probe, which the
- *	  typed and composite probes (planner/typed_probe.c,
- *	  planner/tuple_probe.c) call once their checks pass.
+ *	  typed and composite probes (semijoin/typed_probe.c,
+ *	  semijoin/tuple_probe.c) call once their checks pass.
  */
 #ifndef BLOOMFILTER_BLOOM_H
 #define BLOOMFILTER_BLOOM_H

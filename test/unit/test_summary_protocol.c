@@ -1,7 +1,7 @@
 /*
  * test_summary_protocol.c
  *	  An exhaustive model of the shared buffer's protocol (doc/summaries.md,
- *	  "The shared buffer's invariant"; src/aggregates/summary_buffer.c).
+ *	  "The shared buffer's invariant"; src/summaries/summary_buffer.c).
  *
  *	  Actors, each a short sequence of atomic steps:
  *	  - writers: begin (an xid, a row), append at pre-commit (a marker row

@@ -76,10 +76,10 @@
 #include "utils/typcache.h"
 
 #include "pg_compat.h"
-#include "planner/citus_repartition.h"
-#include "planner/extension_objects.h"
-#include "planner/semijoin_types.h"
-#include "planner/tuple_probe.h"	/* TUPLE_MAX_COLUMNS */
+#include "citus/citus_repartition.h"
+#include "helpers/extension_objects.h"
+#include "semijoin/semijoin_types.h"
+#include "semijoin/tuple_probe.h"	/* TUPLE_MAX_COLUMNS */
 
 /* ---------------------------------------------------------------------
  * Settings and hook state

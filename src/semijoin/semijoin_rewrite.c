@@ -42,11 +42,11 @@
 #include "utils/builtins.h"
 
 #include "pg_compat.h"
-#include "planner/semijoin.h"
-#include "planner/semijoin_internal.h"
-#include "planner/semijoin_types.h"
-#include "planner/tuple_probe.h"
-#include "planner/typed_probe.h"
+#include "semijoin/semijoin.h"
+#include "semijoin/semijoin_internal.h"
+#include "semijoin/semijoin_types.h"
+#include "semijoin/tuple_probe.h"
+#include "semijoin/typed_probe.h"
 
 /* ---------------------------------------------------------------------
  * The candidates of a statement

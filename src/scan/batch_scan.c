@@ -82,9 +82,9 @@
 #include "utils/syscache.h"
 
 #include "types/bloomfilter.h"
-#include "planner/batch_scan.h"
-#include "planner/batch_scan_internal.h"
-#include "planner/extension_objects.h"
+#include "scan/batch_scan.h"
+#include "scan/batch_scan_internal.h"
+#include "helpers/extension_objects.h"
 
 #include PG_COMPAT_EXPLAIN_STATE_H
 #include PG_COMPAT_EXPLAIN_FORMAT_H

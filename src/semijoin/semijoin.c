@@ -44,11 +44,11 @@
 #include "utils/guc.h"
 
 #include "pg_compat.h"
-#include "planner/extension_objects.h"
-#include "planner/semijoin.h"
-#include "planner/semijoin_internal.h"
-#include "planner/tuple_probe.h"
-#include "planner/typed_probe.h"
+#include "helpers/extension_objects.h"
+#include "semijoin/semijoin.h"
+#include "semijoin/semijoin_internal.h"
+#include "semijoin/tuple_probe.h"
+#include "semijoin/typed_probe.h"
 
 /* ---------------------------------------------------------------------
  * Settings

@@ -66,9 +66,9 @@
 #include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
 
-#include "planner/semijoin_types.h"
-#include "planner/tuple_probe.h"
-#include "planner/typed_probe.h"
+#include "semijoin/semijoin_types.h"
+#include "semijoin/tuple_probe.h"
+#include "semijoin/typed_probe.h"
 
 const char *
 semijoin_relation_problem(RangeTblEntry *rte)

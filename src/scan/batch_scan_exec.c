@@ -39,8 +39,8 @@
 #include "types/bloomfilter.h"
 #include "core/interop_format.h"
 #include "types/interop_value.h"
-#include "planner/batch_scan_internal.h"
-#include "planner/extension_objects.h"
+#include "scan/batch_scan_internal.h"
+#include "helpers/extension_objects.h"
 
 #include PG_COMPAT_EXPLAIN_STATE_H
 #include PG_COMPAT_EXPLAIN_FORMAT_H

@@ -27,9 +27,9 @@
 #include "utils/lsyscache.h"
 
 #include "pg_compat.h"
-#include "planner/semijoin_internal.h"
-#include "planner/tuple_probe.h"
-#include "planner/typed_probe.h"
+#include "semijoin/semijoin_internal.h"
+#include "semijoin/tuple_probe.h"
+#include "semijoin/typed_probe.h"
 
 /* ---------------------------------------------------------------------
  * The foreign scans of a plan

@@ -32,8 +32,8 @@
 
 #include "core/filter.h"
 #include "pg_compat.h"
-#include "planner/semijoin.h"
-#include "planner/semijoin_internal.h"
+#include "semijoin/semijoin.h"
+#include "semijoin/semijoin_internal.h"
 
 /*
  * The constants of the rule (doc/semijoin.md): the filter travels as text,

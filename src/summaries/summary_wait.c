@@ -16,7 +16,7 @@
 #include "storage/lock.h"
 #include "utils/guc.h"
 
-#include "aggregates/summary_wait.h"
+#include "summaries/summary_wait.h"
 
 /* the advisory lock of point p: pg_advisory_lock(TEST_WAIT_LOCK_BASE + p) */
 #define TEST_WAIT_LOCK_BASE 3400

@@ -64,10 +64,10 @@
 #include "utils/timestamp.h"
 
 #include "pg_compat.h"
-#include "aggregates/summary_buffer.h"
-#include "aggregates/summary_catalog.h"
-#include "aggregates/summary_writer.h"
-#include "aggregates/summary_writer_internal.h"
+#include "summaries/summary_buffer.h"
+#include "summaries/summary_catalog.h"
+#include "summaries/summary_writer.h"
+#include "summaries/summary_writer_internal.h"
 #include "core/layout_explicit.h"
 #include "types/bloomfilter.h"
 

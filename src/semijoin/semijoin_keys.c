@@ -27,9 +27,9 @@
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 
-#include "planner/semijoin_internal.h"
-#include "planner/semijoin_types.h"
-#include "planner/tuple_probe.h"
+#include "semijoin/semijoin_internal.h"
+#include "semijoin/semijoin_types.h"
+#include "semijoin/tuple_probe.h"
 
 /* ---------------------------------------------------------------------
  * A clause's side as a key: a column through relabels, or an expression

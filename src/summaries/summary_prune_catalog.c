@@ -39,12 +39,12 @@
 #include "utils/syscache.h"
 
 #include "pg_compat.h"
-#include "aggregates/summary_buffer.h"
-#include "aggregates/summary_catalog.h"
-#include "aggregates/summary_writer.h"
+#include "summaries/summary_buffer.h"
+#include "summaries/summary_catalog.h"
+#include "summaries/summary_writer.h"
 #include "core/multibloom.h"
-#include "planner/extension_objects.h"
-#include "planner/summary_prune_internal.h"
+#include "helpers/extension_objects.h"
+#include "summaries/summary_prune_internal.h"
 #include "types/bloomfilter.h"
 #include "types/multibloom.h"
 
@@ -555,7 +555,7 @@ visit_part_row(ProbeWork *w, Relation rel, HeapTuple tup)
 
 /*
  * Whether a delta row is a marker (bloom_summary_delta.buffer_epoch set):
- * its keys are in a shared buffer (aggregates/summary_buffer.c), readable
+ * its keys are in a shared buffer (summaries/summary_buffer.c), readable
  * here only when *current (this server's epoch, on a primary).
  */
 static bool

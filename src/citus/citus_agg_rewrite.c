@@ -61,8 +61,8 @@
 #include "pg_compat.h"
 #include "core/filter.h"
 #include "core/multibloom.h"
-#include "planner/citus_agg_rewrite.h"
-#include "planner/extension_objects.h"
+#include "citus/citus_agg_rewrite.h"
+#include "helpers/extension_objects.h"
 
 /* ---------------------------------------------------------------------
  * The setting

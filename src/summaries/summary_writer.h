@@ -17,7 +17,7 @@ extern void bloom_summary_writer_init(void);
  * Whether this transaction holds keys of rows it wrote that are in no delta
  * yet for the summary: its own reads must not trust that summary until they
  * are written.  A second guard: statements note the trees they may write
- * before their first row (planner/summary_own_writes.c).
+ * before their first row (summaries/summary_own_writes.c).
  */
 extern bool bloom_summary_keys_pending(int32 summary_id);
 

@@ -42,7 +42,7 @@
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 
-#include "planner/selectivity.h"
+#include "helpers/selectivity.h"
 #include "types/bloomfilter.h"
 
 PG_FUNCTION_INFO_V1(bloom_contains_support);

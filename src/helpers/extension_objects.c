@@ -29,7 +29,7 @@
 #include "utils/syscache.h"
 
 #include "pg_compat.h"
-#include "planner/extension_objects.h"
+#include "helpers/extension_objects.h"
 
 /* More than the planner integrations ask for, together. */
 #define MAX_CACHED			48

@@ -19,7 +19,7 @@
 #include "pg_compat.h"
 #include PG_COMPAT_EXPLAIN_STATE_H
 #include PG_COMPAT_EXPLAIN_FORMAT_H
-#include "planner/summary_prune_internal.h"
+#include "summaries/summary_prune_internal.h"
 
 /*
  * Each node has its own name, scan methods, state and executor methods,

@@ -73,8 +73,8 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
-#include "aggregates/summary_buffer.h"
-#include "aggregates/summary_wait.h"
+#include "summaries/summary_buffer.h"
+#include "summaries/summary_wait.h"
 
 PG_FUNCTION_INFO_V1(bloom_summary_buffer_epoch_sql);
 PG_FUNCTION_INFO_V1(bloom_summary_buffered_keys);

@@ -43,9 +43,9 @@
 #include "utils/varlena.h"
 
 #include "pg_compat.h"
-#include "aggregates/summary_writer.h"
-#include "planner/summary_own_writes.h"
-#include "planner/summary_prune_internal.h"
+#include "summaries/summary_writer.h"
+#include "summaries/summary_own_writes.h"
+#include "summaries/summary_prune_internal.h"
 
 /* Trees noted one by one; past this, the transaction prunes nothing. */
 #define OWN_TREES_MAX	32

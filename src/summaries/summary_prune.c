@@ -56,9 +56,9 @@
 #include "pg_compat.h"
 #include PG_COMPAT_EXPLAIN_STATE_H
 #include PG_COMPAT_EXPLAIN_FORMAT_H
-#include "planner/summary_own_writes.h"
-#include "planner/summary_prune.h"
-#include "planner/summary_prune_internal.h"
+#include "summaries/summary_own_writes.h"
+#include "summaries/summary_prune.h"
+#include "summaries/summary_prune_internal.h"
 
 static bool enable_summary_pruning = true;
 

@@ -5,7 +5,7 @@
  *	  them: their names and the numbers of the columns it reads or writes
  *	  by position.  The one source of both for the writers
  *	  (summary_writer.c, summary_merge.c) and the readers
- *	  (planner/summary_prune_catalog.c): a column added to a table is
+ *	  (summaries/summary_prune_catalog.c): a column added to a table is
  *	  added here.
  */
 #ifndef BLOOMFILTER_SUMMARY_CATALOG_H

@@ -72,9 +72,9 @@
 
 #include "pg_compat.h"
 #include "types/bloom.h"
-#include "planner/extension_objects.h"
-#include "planner/selectivity.h"
-#include "planner/typed_probe.h"
+#include "helpers/extension_objects.h"
+#include "helpers/selectivity.h"
+#include "semijoin/typed_probe.h"
 
 PG_FUNCTION_INFO_V1(bloom_contains_typed);
 PG_FUNCTION_INFO_V1(bloom_contains_typed_support);

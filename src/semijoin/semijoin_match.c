@@ -49,9 +49,9 @@
 #include "utils/varlena.h"
 
 #include "pg_compat.h"
-#include "planner/extension_objects.h"
-#include "planner/semijoin_internal.h"
-#include "planner/semijoin_types.h"
+#include "helpers/extension_objects.h"
+#include "semijoin/semijoin_internal.h"
+#include "semijoin/semijoin_types.h"
 
 /* ---------------------------------------------------------------------
  * The probe side: a foreign table postgres_fdw can ship the probe to

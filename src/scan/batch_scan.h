@@ -2,7 +2,7 @@
  * batch_scan.h
  *	  The batched probe scan: a custom scan that replaces the sequential
  *	  scan of a table filtered by bloom_contains(filter, column) and probes
- *	  the filter a batch of rows at a time (src/planner/batch_scan.c).
+ *	  the filter a batch of rows at a time (src/scan/batch_scan.c).
  */
 #ifndef BLOOMFILTER_BATCH_SCAN_H
 #define BLOOMFILTER_BATCH_SCAN_H

@@ -51,9 +51,9 @@
 #include "core/multibloom.h"
 #include "types/bloom.h"
 #include "types/bloomfilter.h"
-#include "planner/extension_objects.h"
-#include "planner/tuple_probe.h"
-#include "planner/typed_probe.h"
+#include "helpers/extension_objects.h"
+#include "semijoin/tuple_probe.h"
+#include "semijoin/typed_probe.h"
 
 PG_FUNCTION_INFO_V1(bloom_tuple_hash);
 PG_FUNCTION_INFO_V1(bloom_contains_tuple);
