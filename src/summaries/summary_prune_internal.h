@@ -98,7 +98,7 @@ extern SummaryLeafFilters *summary_leaf_load(const SummaryProbe *shape, Snapshot
 extern bool summary_leaf_may_hold(SummaryLeafFilters *filters, const SummaryProbe *probe);
 
 /*
- * The probe of a candidate scan (summary_prune.c, "Planning") with this
+ * summary_probe.c: the probe of a candidate scan (summary_prune.c, "Planning") with this
  * execution's values (and, given econtext, its executor parameters'
  * current values), or NULL.
  */

@@ -77,39 +77,8 @@ PG_FUNCTION_INFO_V1(bloom_summary_may_manage);
 /* a buffer this large is written before commit, outside subtransactions */
 #define FLUSH_EARLY_KEYS	65536
 
-MemoryContext summary_key_context = NULL;
 static HTAB *buffers = NULL;
 static bool flushing = false;
-
-/* bloom_summary_delta of the extension in schema; an error if it is missing. */
-static Oid
-delta_table_relid(Oid schema)
-{
-	Oid			relid = get_relname_relid(SUMMARY_DELTA_TABLE, schema);
-
-	if (!OidIsValid(relid))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("bloom summary: table bloom_summary_delta is missing from schema %s",
-						get_namespace_name(schema))));
-	return relid;
-}
-
-/* The owner of the summary catalog tables, who writes the deltas. */
-Oid
-summary_catalog_owner(Oid schema)
-{
-	Oid			relid = delta_table_relid(schema);
-	HeapTuple	tup;
-	Oid			owner;
-
-	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tup))
-		elog(ERROR, "cache lookup failed for relation %u", relid);
-	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
-	ReleaseSysCache(tup);
-	return owner;
-}
 
 bool
 bloom_summary_keys_pending(int32 summary_id)
@@ -213,18 +182,6 @@ typedef struct PlanEntry
 
 static HTAB *plans = NULL;
 
-SPIPlanPtr
-summary_prepare_kept(const char *sql, int nargs, Oid *argtypes)
-{
-	SPIPlanPtr	plan = SPI_prepare(sql, nargs, argtypes);
-
-	if (plan == NULL)
-		elog(ERROR, "bloom summary: SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-	if (SPI_keepplan(plan) != 0)
-		elog(ERROR, "bloom summary: SPI_keepplan failed");
-	return plan;
-}
-
 static SPIPlanPtr
 delta_insert_plan(KeyBuffer *buf, Oid *argtypes)
 {
@@ -263,18 +220,6 @@ delta_insert_plan(KeyBuffer *buf, Oid *argtypes)
 		PG_END_TRY();
 	}
 	return entry->plan;
-}
-
-/* bloom_summary_delta of the extension in schema, opened and checked. */
-Relation
-summary_delta_open(Oid schema, LOCKMODE lockmode)
-{
-	Relation	rel = table_open(delta_table_relid(schema), lockmode);
-
-	if (RelationGetDescr(rel)->natts != SUMMARY_DELTA_NATTS)
-		elog(ERROR, "bloom summary: bloom_summary_delta has %d columns, not %d",
-			 RelationGetDescr(rel)->natts, SUMMARY_DELTA_NATTS);
-	return rel;
 }
 
 /*

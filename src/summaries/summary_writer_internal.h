@@ -3,7 +3,8 @@
  *	  What the two halves of the managed summaries' write path share:
  *	  summary_writer.c (the row trigger, its buffers and their flush into
  *	  delta rows) and summary_merge.c (the writers' merge of a partition's
- *	  deltas, and the SQL-callable pieces of every merge).
+ *	  deltas, and the SQL-callable pieces of every merge), with what both
+ *	  call in summary_writer_common.c below them.
  */
 #ifndef BLOOMFILTER_SUMMARY_WRITER_INTERNAL_H
 #define BLOOMFILTER_SUMMARY_WRITER_INTERNAL_H
@@ -49,10 +50,13 @@ typedef struct KeyBuffer
 	int			merge_tids_size;
 } KeyBuffer;
 
-/* The memory of the buffers (and of their counted deltas) of this transaction. */
+/*
+ * The memory of the buffers (and of their counted deltas) of this
+ * transaction (summary_writer_common.c; made by the writer).
+ */
 extern MemoryContext summary_key_context;
 
-/* summary_writer.c */
+/* summary_writer_common.c, below both halves */
 extern Oid	summary_catalog_owner(Oid schema);
 extern Relation summary_delta_open(Oid schema, LOCKMODE lockmode);
 extern SPIPlanPtr summary_prepare_kept(const char *sql, int nargs, Oid *argtypes);
