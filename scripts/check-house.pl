@@ -11,6 +11,11 @@
 #      through the declarations they include), so no two folders then call
 #      each other.
 #   2. size: no file in src/ is over $MAX_LINES lines.
+#   4. circles: no file of src/ calls another that calls it back, directly
+#      or round a longer circle.  A .c file calls another when it names a
+#      function or variable the other defines without `static` (PostgreSQL's
+#      style puts a definition's name at the start of its line), so each
+#      edge is read from the text, as the includes are.
 #   3. docs: doc/architecture.md names every file in src/: its path under
 #      src/ (`summaries/summary_buffer.c`, or the whole path), or, for a
 #      name no other file of src/ has, the name alone in backquotes.
@@ -98,6 +103,61 @@ for my $file (@files) {
 	}
 }
 
-printf "check-house: %d files; layers, sizes and doc/architecture.md checked\n", scalar @files;
+# 4. circles between .c files, from the names each defines and uses
+my (%defines, %text);
+for my $file (grep { /\.c$/ } @files) {
+	(my $rel = $file) =~ s{^\Q$root\E/src/}{};
+	my $src = do { local (@ARGV, $/) = ($file); <> };
+	$src =~ s{/\*.*?\*/}{ }gs;				# comments
+	$src =~ s{"(?:[^"\\\n]|\\.)*"}{""}g;	# strings
+	$text{$rel} = $src;
+	my @lines = split /\n/, $src;
+	for my $i (0 .. $#lines) {
+		# a function: its name at the start of a line, the line before
+		# its type, which does not say static
+		my ($fn) = $lines[$i] =~ /^([A-Za-z_]\w*)\(/;
+		if (defined $fn && $i > 0) {
+			my $type = $lines[$i - 1];
+			$defines{$fn} = $rel
+			  if $type =~ /\w/ && $type !~ /\bstatic\b/ && $type !~ /[;{}]\s*$/;
+		}
+		# a variable defined at file scope without static
+		my ($var) = $lines[$i] =~
+		  /^(?!static\b|extern\b|typedef\b|return\b)[A-Za-z_][\w ]*?[\s*]([A-Za-z_]\w*)\s*(?:=[^=]|;)/;
+		$defines{$var} = $rel if defined $var;
+	}
+}
+my %edges;
+for my $rel (sort keys %text) {
+	my %seen;
+	for my $name ($text{$rel} =~ /\b([A-Za-z_]\w*)\b/g) {
+		my $to = $defines{$name};
+		next if !defined $to || $to eq $rel || $seen{$to}++;
+		$edges{$rel}{$to} = $name;
+	}
+}
+# a circle: a file reached again from itself (depth-first, each start)
+my %reported;
+for my $start (sort keys %edges) {
+	my @stack = ([$start, [$start]]);
+	my %visited;
+	while (my $top = pop @stack) {
+		my ($at, $path) = @$top;
+		for my $to (sort keys %{ $edges{$at} // {} }) {
+			if ($to eq $start) {
+				my $key = join ' ', sort @$path;
+				next if $reported{$key}++;
+				check(0, "a circle of calls: " . join(' -> ', map { "src/$_" } @$path, $start)
+					. " (" . join(', ', map { $edges{$path->[$_]}{$_ < $#$path ? $path->[$_ + 1] : $start} } 0 .. $#$path) . ")");
+				next;
+			}
+			next if $visited{$to}++;
+			push @stack, [$to, [@$path, $to]];
+		}
+	}
+}
+check(!%reported, "no circle of calls between the files of src/") if !%reported;
+
+printf "check-house: %d files; layers, sizes, circles and doc/architecture.md checked\n", scalar @files;
 print "check-house: $passed passed, $failed failed\n";
 exit($failed ? 1 : 0);
