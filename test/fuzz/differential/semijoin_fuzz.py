@@ -52,6 +52,9 @@ share every setting but the one compared.  Merge joins are off where a key
 column is declared with another type or collation than the remote one:
 postgres_fdw has the remote sort a merge join's input in the remote order,
 so the join's result would depend on the plan whatever the rewrite does.
+Semijoin forms under a nondeterministic collation are compared by their
+distinct rows: PostgreSQL 17 and 18 may return an outer row once per
+inner value equal to it, depending on the plan (pg_multiplicity_only).
 A statement cancelled by statement_timeout (30 s, a loaded machine) is
 counted apart, not compared; after a lost connection (a crash) the
 sessions are opened again before the other side runs.
@@ -643,6 +646,26 @@ class Outcome:
         self.raw = None         # the rows as they came
 
 
+SEMIJOIN_FORMS = ('in', 'exists', 'inside', 'rowin')
+
+
+def pg_multiplicity_only(st, on_rows, off_rows):
+    """True if two results of a semijoin form under a nondeterministic
+    collation differ only in how often a row comes back.  PostgreSQL 17
+    and 18 (not 15) may make the sub-select's side unique under its own,
+    deterministic collation and then join it under the comparison's: an
+    outer row comes back once per inner value equal to it ('k1' and 'K1'
+    under a case-insensitive collation), with or without the filter,
+    depending on the plan (plain local tables show it: 120 rows, 60
+    distinct, where 15 gives 60).  Only the distinct rows are compared
+    there; a row missing on either side is still a difference."""
+    if st.form not in SEMIJOIN_FORMS:
+        return False
+    if not any(k[2].collation or k[2].remote_collation or k[3].collation for k in st.keys):
+        return False
+    return sorted(set(on_rows)) == sorted(set(off_rows))
+
+
 def canon(rows):
     return sorted(repr(tuple(r)) for r in rows)
 
@@ -691,7 +714,7 @@ class Fuzzer:
         self.seed = args.seed
         self.local_dsn = args.local
         self.remotes = [r.split('=', 1) for r in args.remote]
-        self.stats = {'queries': 0, 'fired': 0, 'differences': 0, 'errors_on_only': 0,
+        self.stats = {'multiplicity_only': 0, 'queries': 0, 'fired': 0, 'differences': 0, 'errors_on_only': 0,
                       'errors_off_only': 0, 'errors_both': 0, 'timeouts': 0}
         self.by_form = {}
         self.by_class = {}
@@ -878,7 +901,10 @@ class Fuzzer:
                 if self.args.show_errors:
                     print('# both ways (round %d query %d, %s): %s -- %s' % (r, q, st.mode, a.error[1], st.sql))
             elif a.rows != b.rows:
-                kind = 'differences'
+                if pg_multiplicity_only(st, a.rows, b.rows):
+                    self.stats['multiplicity_only'] += 1
+                else:
+                    kind = 'differences'
             if kind:
                 findings.append((kind, i, a, b))
         del self.on.notices[:]
@@ -957,6 +983,9 @@ class Fuzzer:
         elapsed = time.time() - self.start
         print('# %.0f s, %d queries, %d fired the rewrite (%.1f%%)' % (
             elapsed, s['queries'], s['fired'], 100.0 * s['fired'] / max(1, s['queries'])))
+        print('# semijoin results under a nondeterministic collation that differed only in how often '
+              'PostgreSQL returned a row (compared distinct, see pg_multiplicity_only): %d'
+              % s['multiplicity_only'])
         print('# differences %d, errors only with the rewrite on %d, errors only with it off %d, '
               'errors both ways %d, executions cancelled by statement_timeout %d' % (
                   s['differences'], s['errors_on_only'], s['errors_off_only'], s['errors_both'],
