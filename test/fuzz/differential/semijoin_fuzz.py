@@ -52,6 +52,13 @@ share every setting but the one compared.  Merge joins are off where a key
 column is declared with another type or collation than the remote one:
 postgres_fdw has the remote sort a merge join's input in the remote order,
 so the join's result would depend on the plan whatever the rewrite does.
+Where a key column's declared collation is not the remote one, a
+parameterized remote scan (a nested loop) compares under the remote
+collation and a local join under the declared one, so PostgreSQL's own
+result depends on the plan: a difference there counts as PostgreSQL's
+(pg_plan_dependent) only if the rewrite-off session, run again under
+another plan (generic or custom, one join method off), returns exactly
+the rows of the rewrite-on session.
 Semijoin forms under a nondeterministic collation are compared by their
 distinct rows: PostgreSQL 17 and 18 may return an outer row once per
 inner value equal to it, depending on the plan (pg_multiplicity_only).
@@ -666,6 +673,28 @@ def pg_multiplicity_only(st, on_rows, off_rows):
     return sorted(set(on_rows)) == sorted(set(off_rows))
 
 
+# Plans the rewrite-off session tries again under, for pg_plan_dependent.
+PLAN_VARIANTS = (
+    ('SET plan_cache_mode = force_generic_plan',),
+    ('SET plan_cache_mode = force_custom_plan',),
+    ('SET enable_nestloop = off',),
+    ('SET enable_hashjoin = off',),
+    ('SET plan_cache_mode = force_generic_plan', 'SET enable_nestloop = off'),
+    ('SET plan_cache_mode = force_custom_plan', 'SET enable_nestloop = off'),
+    ('SET plan_cache_mode = force_generic_plan', 'SET enable_hashjoin = off'),
+    ('SET plan_cache_mode = force_custom_plan', 'SET enable_hashjoin = off'),
+)
+
+
+def collation_mismatch(st):
+    """True if a key column is declared under another collation than the
+    remote column's: postgres_fdw then compares a pushed join clause (a
+    parameterized scan) under the remote collation, a local join under the
+    declared one."""
+    return any(c.remote_type is not None and c.collation != c.remote_collation
+               for k in st.keys for c in (k[2], k[3]))
+
+
 def canon(rows):
     return sorted(repr(tuple(r)) for r in rows)
 
@@ -714,7 +743,7 @@ class Fuzzer:
         self.seed = args.seed
         self.local_dsn = args.local
         self.remotes = [r.split('=', 1) for r in args.remote]
-        self.stats = {'multiplicity_only': 0, 'queries': 0, 'fired': 0, 'differences': 0, 'errors_on_only': 0,
+        self.stats = {'multiplicity_only': 0, 'plan_dependent': 0, 'queries': 0, 'fired': 0, 'differences': 0, 'errors_on_only': 0,
                       'errors_off_only': 0, 'errors_both': 0, 'timeouts': 0}
         self.by_form = {}
         self.by_class = {}
@@ -903,6 +932,8 @@ class Fuzzer:
             elif a.rows != b.rows:
                 if pg_multiplicity_only(st, a.rows, b.rows):
                     self.stats['multiplicity_only'] += 1
+                elif self.pg_plan_dependent(st, sqls, a.rows):
+                    self.stats['plan_dependent'] += 1
                 else:
                     kind = 'differences'
             if kind:
@@ -925,6 +956,22 @@ class Fuzzer:
         for change in reversed(undo or []):
             self.apply(change, undo=True)
         self.count(st, fired, findings, schema, r, q, text)
+
+    def pg_plan_dependent(self, st, sqls, on_rows):
+        """True if, under a collation mismatch (collation_mismatch), the
+        rewrite-off session returns exactly the rewrite-on rows under
+        another plan of PostgreSQL's: the difference is the plan's, not the
+        rewrite's.  The session's settings are restored after."""
+        if not collation_mismatch(st):
+            return False
+        found = False
+        for variant in PLAN_VARIANTS:
+            o = attempt(self.off, [(x, None) for x in variant] + sqls)
+            if o.error is None and o.rows == on_rows:
+                found = True
+                break
+        self.setup_session(self.off, 'off', st.settings)
+        return found
 
     def count(self, st, fired, findings, schema, r, q, plan):
         s = self.stats
@@ -986,6 +1033,9 @@ class Fuzzer:
         print('# semijoin results under a nondeterministic collation that differed only in how often '
               'PostgreSQL returned a row (compared distinct, see pg_multiplicity_only): %d'
               % s['multiplicity_only'])
+        print('# results under a key column declared with another collation than the remote one that '
+              'PostgreSQL itself returned under another plan (see pg_plan_dependent): %d'
+              % s['plan_dependent'])
         print('# differences %d, errors only with the rewrite on %d, errors only with it off %d, '
               'errors both ways %d, executions cancelled by statement_timeout %d' % (
                   s['differences'], s['errors_on_only'], s['errors_off_only'], s['errors_both'],
