@@ -12,7 +12,8 @@
 # prepared statements, and ORs (or_shape: arms of =, IN, = ANY, nested ORs,
 # ANDs, a NULL arm, and now and then an arm that fixes nothing, so that the
 # whole OR must read every partition); "or_reads" and "or_reads_skipped"
-# count the reads under an OR and those that skipped a partition.
+# count the reads under an OR and those that skipped a partition,
+# "or_other_reads_skipped" those of the last kind that did (it must be 0).
 #
 # Rounds: one session writing and reading its own rows, then reads, merges
 # and refreshes; several sessions one transaction at a time (nothing
@@ -370,7 +371,8 @@ class Fuzzer:
         self.tables = []
         self.next_id = 1
         self.table_no = 0
-        self.stats = dict(reads=0, reads_skipped=0, or_reads=0, or_reads_skipped=0, writes=0, write_statements_retried=0,
+        self.stats = dict(reads=0, reads_skipped=0, or_reads=0, or_reads_skipped=0,
+                          or_other_reads_skipped=0, writes=0, write_statements_retried=0,
                           wrong_results=0, spurious_errors=0, expected_errors=0,
                           invalid_statements=0, rounds=0, concurrent_rounds=0, serial_rounds=0,
                           held_commits=0, held_commits_not_held=0, crash_checks=0, crash_keys_checked=0,
@@ -524,6 +526,9 @@ class Fuzzer:
             if label.startswith(('or', 'prepared-or')):
                 self.stats['or_reads'] += 1
                 self.stats['or_reads_skipped'] += 1 if skipped else 0
+            if label == 'or-other' and skipped:
+                # an arm fixes nothing: the summary must decline the OR
+                self.stats['or_other_reads_skipped'] += 1
             if on != off:
                 missing = [r for r in off if r not in on]
                 extra = [r for r in on if r not in off]
