@@ -450,6 +450,8 @@ class Fuzzer:
         rng = self.rng
         lit = lambda k, typ=None: key_literal(typ or t.t1, k)
         k1 = t.keys[0]
+        # a column that is no key (an fk table has k and parent only)
+        other_col = 'parent' if t.kind == 'fk' else 'v'
         arms = []
         for x in keys + ([t.key(rng)] if len(keys) == 1 else []):
             form = rng.choice(['eq', 'eq', 'in', 'any', 'and'])
@@ -461,7 +463,7 @@ class Fuzzer:
             elif form == 'any':
                 arms.append('%s = ANY (ARRAY[%s])' % (k1, lit(x)))
             else:
-                arms.append('(%s = %s AND v < %d)' % (k1, lit(x), rng.randrange(100)))
+                arms.append('(%s = %s AND %s < %d)' % (k1, lit(x), other_col, rng.randrange(100)))
         label = 'or'
         r = rng.random()
         if r < 0.15:
@@ -474,8 +476,9 @@ class Fuzzer:
             arms = ['(%s AND k2 = %s)' % (a, lit(t.key(rng), t.t2)) for a in arms]
             label = 'or-composite'
         elif r < 0.65:
-            other = rng.choice(['v = %d' % rng.randrange(100), '%s > %s' % (k1, lit(t.key(rng))),
-                                '%s IS NULL' % k1, 'p = %d' % rng.randrange(11)])
+            other = rng.choice(['%s = %d' % (other_col, rng.randrange(100)),
+                                '%s > %s' % (k1, lit(t.key(rng))), '%s IS NULL' % k1,
+                                '%s IS NULL' % other_col])
             arms.insert(rng.randrange(len(arms) + 1), other)
             label = 'or-other'
         rng.shuffle(arms)
