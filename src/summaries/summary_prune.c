@@ -8,15 +8,16 @@
  *	  A plan can be cached and run again after writers added keys, so a plan
  *	  carries no decision, only the questions.  After planning (planner
  *	  hook), each scan of a leaf partition covered by a summary whose quals
- *	  fix the key (key = constant or $n, key IN (...), key = ANY($n); for a
- *	  multibloom summary, some of its columns) becomes a candidate, and the
- *	  plan is wrapped in a marker node listing the candidates.  At executor
- *	  start, under the query's snapshot and with its parameter values, the
- *	  catalog decides each candidate (summary_prune_catalog.c), and the
- *	  executor receives a copy of the plan without the marker, in which each
- *	  scan that cannot return a row is replaced by an empty node, shown by
- *	  EXPLAIN.  The cached plan is never changed: the copy shares every
- *	  subtree that holds no replaced scan.
+ *	  fix the key (key = constant or $n, key IN (...), key = ANY($n), an OR
+ *	  of those; for a multibloom summary, some of its columns) becomes a
+ *	  candidate, and the plan is wrapped in a marker node listing the
+ *	  candidates.  At executor start, under the query's snapshot and with
+ *	  its parameter values, the catalog decides each candidate
+ *	  (summary_prune_catalog.c), and the executor receives a copy of the
+ *	  plan without the marker, in which each scan that cannot return a row
+ *	  is replaced by an empty node, shown by EXPLAIN.  The cached plan is
+ *	  never changed: the copy shares every subtree that holds no replaced
+ *	  scan.
  *
  *	  The replacement is exact wherever the scan sits (Append, MergeAppend,
  *	  parallel append, partitionwise joins, outer joins): the scan's own
@@ -385,6 +386,57 @@ fixing_operator(Oid opno, Oid inputcollid, Oid coltype, Oid colcollation)
 		get_collation_isdeterministic(inputcollid);
 }
 
+static List *fixing_sources(Scan *scan, Node *qual, AttrNumber attno, Oid coltype,
+							Oid colcollation, Oid *valtype);
+
+/*
+ * The sources of a boolean expression fixing column attno, and their
+ * type, or NIL.  An OR fixes the column when each arm does, with values of
+ * one type: a row passes the OR only through an arm, so its key equals a
+ * value of that arm, and the union of the arms' sources holds it.  An arm
+ * that is a null or false constant passes no row and adds nothing.  An AND
+ * (an arm such as "k = 5 AND v > 0") fixes the column when one of its
+ * terms does.  Any other arm, or values of another type, fixes nothing.
+ */
+static List *
+bool_fixing_sources(Scan *scan, BoolExpr *expr, AttrNumber attno, Oid coltype,
+					Oid colcollation, Oid *valtype)
+{
+	List	   *sources = NIL;
+	ListCell   *lc;
+
+	check_stack_depth();
+	*valtype = InvalidOid;
+	if (expr->boolop == AND_EXPR)
+	{
+		foreach(lc, expr->args)
+		{
+			sources = fixing_sources(scan, lfirst(lc), attno, coltype, colcollation, valtype);
+			if (sources != NIL)
+				return sources;
+		}
+		return NIL;
+	}
+	if (expr->boolop != OR_EXPR)
+		return NIL;
+	foreach(lc, expr->args)
+	{
+		Node	   *arm = lfirst(lc);
+		Oid			armtype = InvalidOid;
+		List	   *armsources;
+
+		if (IsA(arm, Const) && exprType(arm) == BOOLOID &&
+			(((Const *) arm)->constisnull || !DatumGetBool(((Const *) arm)->constvalue)))
+			continue;
+		armsources = fixing_sources(scan, arm, attno, coltype, colcollation, &armtype);
+		if (armsources == NIL || (OidIsValid(*valtype) && armtype != *valtype))
+			return NIL;
+		*valtype = armtype;
+		sources = list_concat(sources, armsources);
+	}
+	return sources;
+}
+
 /*
  * The sources (see above) of a qual fixing column attno of the scan, and
  * the values' type, or NIL.
@@ -393,6 +445,9 @@ static List *
 fixing_sources(Scan *scan, Node *qual, AttrNumber attno, Oid coltype, Oid colcollation,
 			   Oid *valtype)
 {
+	if (IsA(qual, BoolExpr))
+		return bool_fixing_sources(scan, (BoolExpr *) qual, attno, coltype, colcollation,
+								   valtype);
 	if (IsA(qual, OpExpr) && list_length(((OpExpr *) qual)->args) == 2)
 	{
 		OpExpr	   *op = (OpExpr *) qual;

@@ -15,7 +15,9 @@
 # occur with pruning off), no statement of the fuzzer's that fails with
 # pruning off too, no committed row missing after a crash, and that the
 # path fired: at least BLOOM_FUZZ_MIN_SKIPS reads skipped a partition, some
-# rounds were concurrent and some commits were held in flight.
+# of them reads under an OR (k = 5 OR k = 6 and its kin) but none under an
+# OR with an arm that fixes nothing, some rounds were concurrent and some
+# commits were held in flight.
 #
 # Environment: BLOOM_FUZZ_SECONDS (default 120) the budget of all segments
 # together; BLOOM_FUZZ_SEED the seed (printed; segment i runs seed + i);
@@ -127,6 +129,8 @@ is($total{invalid_statements} // 0, 0, 'no statement of the fuzzer fails with pr
 is($total{crash_rows_missing} // 0, 0, 'no committed row is missing after a crash');
 is($total{crash_checks} // 0, $crashes, "each of the $crashes restarts was checked");
 cmp_ok($total{reads_skipped} // 0, '>=', $min_skips, "at least $min_skips reads skipped a partition");
+cmp_ok($total{or_reads_skipped} // 0, '>=', 1, 'some reads under an OR skipped a partition');
+is($total{or_other_reads_skipped} // 0, 0, 'no read under an OR with an arm that fixes nothing skipped a partition');
 cmp_ok($total{concurrent_rounds} // 0, '>=', 1, 'some rounds ran sessions concurrently');
 cmp_ok($total{held_commits} // 0, '>=', 1, 'some commits were held in flight');
 

@@ -8,6 +8,13 @@
 # does not occur then is a spurious error (case 1 of issue 34: a foreign key
 # check that pruned away the row it looks for).
 #
+# Reads: equalities, IN lists, = ANY, LATERAL and correlated lookups, joins,
+# prepared statements, and ORs (or_shape: arms of =, IN, = ANY, nested ORs,
+# ANDs, a NULL arm, and now and then an arm that fixes nothing, so that the
+# whole OR must read every partition); "or_reads" and "or_reads_skipped"
+# count the reads under an OR and those that skipped a partition,
+# "or_other_reads_skipped" those of the last kind that did (it must be 0).
+#
 # Rounds: one session writing and reading its own rows, then reads, merges
 # and refreshes; several sessions one transaction at a time (nothing
 # concurrent: what fails there fails without a race); several sessions
@@ -364,7 +371,8 @@ class Fuzzer:
         self.tables = []
         self.next_id = 1
         self.table_no = 0
-        self.stats = dict(reads=0, reads_skipped=0, writes=0, write_statements_retried=0,
+        self.stats = dict(reads=0, reads_skipped=0, or_reads=0, or_reads_skipped=0,
+                          or_other_reads_skipped=0, writes=0, write_statements_retried=0,
                           wrong_results=0, spurious_errors=0, expected_errors=0,
                           invalid_statements=0, rounds=0, concurrent_rounds=0, serial_rounds=0,
                           held_commits=0, held_commits_not_held=0, crash_checks=0, crash_keys_checked=0,
@@ -427,12 +435,54 @@ class Fuzzer:
             t.name, k1, ', '.join('(%s)' % lit(x) for x in keys))))
         shapes.append(('join', 'SELECT a.%s, b.* FROM (SELECT DISTINCT %s FROM %s WHERE %s = %s) a '
                        'JOIN %s b ON b.%s = a.%s' % (k1, k1, t.name, k1, lit(k), t.name, k1, k1)))
+        shapes.append(self.or_shape(t, keys, cols))
         if len(t.keys) == 2:
             k2 = rng.randrange(t.domain)
             shapes.append(('composite', 'SELECT %s FROM %s WHERE k1 = %s AND k2 = %s' % (
                 cols, t.name, lit(k), lit(k2, t.t2))))
             shapes.append(('k2', 'SELECT %s FROM %s WHERE k2 = %s' % (cols, t.name, lit(k2, t.t2))))
         return shapes
+
+    def or_shape(self, t, keys, cols):
+        """(label, SQL) of a read under an OR: forms that fix k1 (prune as
+        IN does: =, IN, = ANY, nested ORs, ANDs holding one, a NULL arm),
+        and forms with an arm that does not (read every partition)."""
+        rng = self.rng
+        lit = lambda k, typ=None: key_literal(typ or t.t1, k)
+        k1 = t.keys[0]
+        # a column that is no key (an fk table has k and parent only)
+        other_col = 'parent' if t.kind == 'fk' else 'v'
+        arms = []
+        for x in keys + ([t.key(rng)] if len(keys) == 1 else []):
+            form = rng.choice(['eq', 'eq', 'in', 'any', 'and'])
+            if form == 'eq':
+                arms.append('%s = %s' % (k1, lit(x)) if rng.random() < 0.8
+                            else '%s = %s' % (lit(x), k1))
+            elif form == 'in':
+                arms.append('%s IN (%s, %s)' % (k1, lit(x), lit(t.key(rng))))
+            elif form == 'any':
+                arms.append('%s = ANY (ARRAY[%s])' % (k1, lit(x)))
+            else:
+                arms.append('(%s = %s AND %s < %d)' % (k1, lit(x), other_col, rng.randrange(100)))
+        label = 'or'
+        r = rng.random()
+        if r < 0.15:
+            arms.append('%s = NULL' % k1)
+            label = 'or-null'
+        elif r < 0.3 and len(arms) > 2:
+            arms = ['(%s OR %s)' % (arms[0], arms[1])] + arms[2:]
+            label = 'or-nested'
+        elif r < 0.45 and len(t.keys) == 2:
+            arms = ['(%s AND k2 = %s)' % (a, lit(t.key(rng), t.t2)) for a in arms]
+            label = 'or-composite'
+        elif r < 0.65:
+            other = rng.choice(['%s = %d' % (other_col, rng.randrange(100)),
+                                '%s > %s' % (k1, lit(t.key(rng))), '%s IS NULL' % k1,
+                                '%s IS NULL' % other_col])
+            arms.insert(rng.randrange(len(arms) + 1), other)
+            label = 'or-other'
+        rng.shuffle(arms)
+        return label, 'SELECT %s FROM %s WHERE %s' % (cols, t.name, ' OR '.join(arms))
 
     def pick_keys(self, t, hot):
         n = self.rng.choice([1, 2, 3, 6])
@@ -476,6 +526,12 @@ class Fuzzer:
             self.stats['reads'] += 1
             if skipped:
                 self.stats['reads_skipped'] += 1
+            if label.startswith(('or', 'prepared-or')):
+                self.stats['or_reads'] += 1
+                self.stats['or_reads_skipped'] += 1 if skipped else 0
+            if label == 'or-other' and skipped:
+                # an arm fixes nothing: the summary must decline the OR
+                self.stats['or_other_reads_skipped'] += 1
             if on != off:
                 missing = [r for r in off if r not in on]
                 extra = [r for r in on if r not in off]
@@ -514,12 +570,24 @@ class Fuzzer:
         typ = t.t1
         s.run('SET LOCAL plan_cache_mode = %s' % mode)
         s.run('SET LOCAL %s = on' % GUC)
-        s.run('PREPARE %s(%s) AS SELECT * FROM %s WHERE %s = $1' % (name, typ, t.name, k1))
+        # under an OR: two parameters, or a parameter and a constant
+        form = self.rng.choice(['eq', 'eq', 'or2', 'or-const'])
+        if form == 'eq':
+            s.run('PREPARE %s(%s) AS SELECT * FROM %s WHERE %s = $1' % (name, typ, t.name, k1))
+        elif form == 'or2':
+            s.run('PREPARE %s(%s, %s) AS SELECT * FROM %s WHERE %s = $1 OR %s = $2' % (
+                name, typ, typ, t.name, k1, k1))
+        else:
+            s.run('PREPARE %s(%s) AS SELECT * FROM %s WHERE %s = $1 OR %s IN (%s)' % (
+                name, typ, t.name, k1, k1, key_literal(typ, t.key(self.rng))))
+        args = lambda ks: ', '.join(key_literal(typ, k) if k is not None else 'NULL'
+                                    for k in (ks if form == 'or2' else ks[:1]))
+        second = lambda: self.rng.choice([t.key(self.rng), keys[-1], None])
         try:
             # auto makes a generic plan after five custom ones
             for k in [t.key(self.rng) for _ in range(5)]:
-                s.run('EXECUTE %s(%s)' % (name, key_literal(typ, k)))
-            lit = key_literal(typ, keys[0])
+                s.run('EXECUTE %s(%s)' % (name, args([k, second()])))
+            lit = args([keys[0], second()])
             on = sorted(map(repr, s.run('EXECUTE %s(%s)' % (name, lit), fetch=True)))
             plan = s.run('EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE %s(%s)' % (name, lit),
                          fetch=True, log=False)
@@ -529,7 +597,7 @@ class Fuzzer:
             s.run('SET LOCAL %s = on' % GUC)
         finally:
             s.run('DEALLOCATE %s' % name)
-        return on, off, skipped, 'prepared/' + mode
+        return on, off, skipped, ('prepared/' if form == 'eq' else 'prepared-or/') + mode
 
     # --- writes
     def new_id(self):
