@@ -292,3 +292,18 @@ SELECT bloom_summary_create('cfg', 'k', 100, 0.01) > 0 AS created_pruning_off;
 RESET bloomfilter.enable_summary_pruning;
 SET client_min_messages = warning;
 DROP TABLE cfg;
+
+-- A leaf's summaries are kept per backend with its ancestors, and made
+-- again when the definitions change or the leaf's columns do: a summary
+-- made after the first plan prunes at once, a renamed key column is no
+-- longer the summary's key, and is again once renamed back.
+SELECT skipped('SELECT * FROM sp WHERE user_id = 4242') AS skipped_no_summary;
+SELECT bloom_summary_create('sp', 'user_id', 2000, 0.01) > 0 AS created;
+SELECT skipped('SELECT * FROM sp WHERE user_id = 4242') AS skipped_new_summary;
+SELECT same_rows('SELECT * FROM sp WHERE user_id = 4242') AS same_new_summary;
+ALTER TABLE sp RENAME COLUMN user_id TO uid;
+SELECT skipped('SELECT * FROM sp WHERE uid = 4242') AS skipped_renamed;
+SELECT same_rows('SELECT * FROM sp WHERE uid = 4242') AS same_renamed;
+ALTER TABLE sp RENAME COLUMN uid TO user_id;
+SELECT skipped('SELECT * FROM sp WHERE user_id = 4242') AS skipped_back;
+SELECT same_rows('SELECT * FROM sp WHERE user_id = 4242') AS same_back;

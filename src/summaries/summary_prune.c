@@ -546,8 +546,7 @@ candidate_for(Scan *scan, Oid leaf, SummaryOfLeaf *s, List *quals)
 										  makeInteger((int) valtype),
 										  makeInteger((int) s->collations[k]), sources));
 		if (sources != NIL)
-			appendStringInfo(&keys, "%s%s", keys.len > 0 ? ", " : "",
-							 get_attname(leaf, s->attnos[k], false));
+			appendStringInfo(&keys, "%s%s", keys.len > 0 ? ", " : "", s->names[k]);
 	}
 	if (!any_fixed)
 		return NIL;

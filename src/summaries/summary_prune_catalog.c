@@ -105,15 +105,43 @@ typedef struct SummaryDefRow
 	char	   *keys[SUMMARY_MAX_KEYS];
 } SummaryDefRow;
 
-/* The rows of bloom_summary_def visible now (a small table: one per summary). */
+/* FNV-1a over len bytes, continuing from h. */
+static uint64
+signature_add(uint64 h, const void *data, Size len)
+{
+	const unsigned char *p = data;
+
+	for (Size i = 0; i < len; i++)
+		h = (h ^ p[i]) * UINT64CONST(0x100000001b3);
+	return h;
+}
+
+/* What a leaf's cached summaries depend on of one definition. */
+static uint64
+def_signature(uint64 h, const SummaryDefRow *def)
+{
+	h = signature_add(h, &def->summary_id, sizeof(def->summary_id));
+	h = signature_add(h, &def->parent, sizeof(def->parent));
+	h = signature_add(h, &def->nkeys, sizeof(def->nkeys));
+	for (int i = 0; i < def->nkeys; i++)
+		h = def->keys[i] ? signature_add(h, def->keys[i], strlen(def->keys[i]) + 1)
+			: signature_add(h, "", 1);
+	return h;
+}
+
+/*
+ * The rows of bloom_summary_def visible now (a small table: one per
+ * summary), and their signature in *signature.
+ */
 static List *
-load_defs(void)
+load_defs(uint64 *signature)
 {
 	Relation	rel;
 	SysScanDesc scan;
 	HeapTuple	tup;
 	List	   *defs = NIL;
 
+	*signature = UINT64CONST(0xcbf29ce484222325);
 	if (!ActiveSnapshotSet())
 		return NIL;
 	rel = table_open(catalog.def_rel, AccessShareLock);
@@ -144,6 +172,7 @@ load_defs(void)
 		def->nkeys = n;
 		for (int i = 0; i < n; i++)
 			def->keys[i] = namenulls[i] ? NULL : pstrdup(NameStr(*DatumGetName(names[i])));
+		*signature = def_signature(*signature, def);
 		defs = lappend(defs, def);
 	}
 	systable_endscan(scan);
@@ -169,16 +198,25 @@ catalog_open(Relation *part, Relation *delta)
 }
 
 /*
- * The ancestors of a partition, cached per backend.  An entry is dropped
- * when the partition's relcache entry is invalidated (ATTACH, DETACH); an
- * entry left stale by a change higher up only costs a probe: whether a
+ * The ancestors of a partition, and the summaries covering it, cached per
+ * backend.  An entry is dropped when the partition's relcache entry is
+ * invalidated (ATTACH, DETACH, and every change of its columns: their
+ * numbers, types and collations are what the summaries hold); its
+ * summaries are also made again when the definitions' signature changes.
+ * An entry left stale by a change higher up only costs a probe: whether a
  * leaf may be skipped depends on its own part row alone.
  */
 typedef struct AncestorsEntry
 {
 	Oid			relid;			/* hash key */
 	List	   *ancestors;		/* in ancestors_cxt */
+	bool		summaries_known;
+	uint64		signature;		/* of the definitions summaries was made from */
+	List	   *summaries;		/* SummaryOfLeaf *, in ancestors_cxt */
 } AncestorsEntry;
+
+/* Past this much memory (dropped entries leave theirs), the cache starts anew. */
+#define ANCESTORS_CACHE_MAX_BYTES	((Size) 16 * 1024 * 1024)
 
 static HTAB *ancestors_cache = NULL;
 static MemoryContext ancestors_cxt = NULL;
@@ -208,6 +246,9 @@ ancestors_of(Oid relid)
 	AncestorsEntry *entry;
 	bool		found;
 
+	if (ancestors_cache != NULL &&
+		MemoryContextMemAllocated(ancestors_cxt, false) > ANCESTORS_CACHE_MAX_BYTES)
+		ancestors_invalidate((Datum) 0, InvalidOid);
 	if (ancestors_cache == NULL)
 	{
 		HASHCTL		ctl;
@@ -238,6 +279,8 @@ ancestors_of(Oid relid)
 			return found_list;
 		entry = hash_search(ancestors_cache, &relid, HASH_ENTER, &found);
 		entry->ancestors = copy;
+		entry->summaries_known = false;
+		entry->summaries = NIL;
 		return found_list;
 	}
 }
@@ -250,23 +293,14 @@ summary_tree_root(Oid relid)
 	return ancestors == NIL ? relid : llast_oid(ancestors);
 }
 
-List *
-summaries_of_leaf(SummaryPlanState *state, Oid leaf)
+/* The summaries of defs covering leaf, whose ancestors are given. */
+static List *
+leaf_summaries(List *defs, List *ancestors, Oid leaf)
 {
 	List	   *result = NIL;
-	List	   *ancestors;
 	ListCell   *lc;
 
-	/* not a partition (cached): no catalog read */
-	ancestors = ancestors_of(leaf);
-	if (ancestors == NIL)
-		return NIL;
-	if (!state->loaded)
-	{
-		state->defs = load_defs();
-		state->loaded = true;
-	}
-	foreach(lc, state->defs)
+	foreach(lc, defs)
 	{
 		SummaryDefRow *def = lfirst(lc);
 		SummaryOfLeaf *s;
@@ -285,13 +319,69 @@ summaries_of_leaf(SummaryPlanState *state, Oid leaf)
 			if (s->attnos[i] == InvalidAttrNumber)
 				ok = false;
 			else
+			{
 				get_atttypetypmodcoll(leaf, s->attnos[i], &s->types[i], &typmod,
 									  &s->collations[i]);
+				s->names[i] = def->keys[i];
+			}
 		}
 		if (ok)
 			result = lappend(result, s);
 		else
 			pfree(s);
+	}
+	return result;
+}
+
+/* A copy of a leaf's summaries in the cache's memory. */
+static List *
+cached_copy(List *summaries)
+{
+	MemoryContext old = MemoryContextSwitchTo(ancestors_cxt);
+	List	   *copy = NIL;
+	ListCell   *lc;
+
+	foreach(lc, summaries)
+	{
+		SummaryOfLeaf *s = palloc(sizeof(SummaryOfLeaf));
+
+		memcpy(s, lfirst(lc), sizeof(SummaryOfLeaf));
+		for (int i = 0; i < s->nkeys; i++)
+			s->names[i] = pstrdup(s->names[i]);
+		copy = lappend(copy, s);
+	}
+	MemoryContextSwitchTo(old);
+	return copy;
+}
+
+List *
+summaries_of_leaf(SummaryPlanState *state, Oid leaf)
+{
+	List	   *ancestors;
+	List	   *result;
+	AncestorsEntry *entry;
+
+	/* not a partition (cached): no catalog read */
+	ancestors = ancestors_of(leaf);
+	if (ancestors == NIL)
+		return NIL;
+	if (!state->loaded)
+	{
+		state->defs = load_defs(&state->signature);
+		state->loaded = true;
+	}
+	entry = ancestors_cache ? hash_search(ancestors_cache, &leaf, HASH_FIND, NULL) : NULL;
+	if (entry != NULL && entry->summaries_known && entry->signature == state->signature)
+		return entry->summaries;
+	/* the lookups below may accept invalidations, which may free the cache's lists */
+	result = leaf_summaries(state->defs, list_copy(ancestors), leaf);
+	/* an invalidation of the leaf meanwhile dropped its entry: not kept then */
+	entry = ancestors_cache ? hash_search(ancestors_cache, &leaf, HASH_FIND, NULL) : NULL;
+	if (entry != NULL)
+	{
+		entry->summaries = cached_copy(result);
+		entry->signature = state->signature;
+		entry->summaries_known = true;
 	}
 	return result;
 }

@@ -32,17 +32,22 @@ typedef struct SummaryOfLeaf
 	AttrNumber	attnos[SUMMARY_MAX_KEYS];	/* the key columns in the leaf */
 	Oid			types[SUMMARY_MAX_KEYS];
 	Oid			collations[SUMMARY_MAX_KEYS];
+	char	   *names[SUMMARY_MAX_KEYS];	/* the key columns' names */
 } SummaryOfLeaf;
 
 /*
  * The summaries covering the leaf partition leaf (a list of SummaryOfLeaf,
- * palloc'd), or NIL.  Reads the catalog of summaries at most once per
- * planned statement (state is the caller's, zeroed before the first call).
+ * read-only: it may be the per-backend cache's), or NIL.  Reads the
+ * catalog of summaries at most once per planned statement (state is the
+ * caller's, zeroed before the first call); a leaf's list is kept per
+ * backend until the leaf's relcache entry is invalidated or the catalog's
+ * definitions change.
  */
 typedef struct SummaryPlanState
 {
 	bool		loaded;
 	List	   *defs;			/* SummaryDefRow *, from the catalog */
+	uint64		signature;		/* of defs: a cached list is for these */
 } SummaryPlanState;
 
 /* Registers the relcache callback of the caches here; from _PG_init. */
