@@ -56,6 +56,7 @@
 #include "pg_compat.h"
 #include PG_COMPAT_EXPLAIN_STATE_H
 #include PG_COMPAT_EXPLAIN_FORMAT_H
+#include "helpers/plan_tree.h"
 #include "summaries/summary_own_writes.h"
 #include "summaries/summary_prune.h"
 #include "summaries/summary_prune_internal.h"
@@ -612,7 +613,6 @@ static int
 max_plan_node_id(Plan *plan)
 {
 	int			max;
-	List	   *children = NIL;
 	ListCell   *lc;
 
 	if (plan == NULL)
@@ -620,30 +620,9 @@ max_plan_node_id(Plan *plan)
 	check_stack_depth();
 	max = Max(plan->plan_node_id, Max(max_plan_node_id(plan->lefttree),
 									  max_plan_node_id(plan->righttree)));
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			children = ((Append *) plan)->appendplans;
-			break;
-		case T_MergeAppend:
-			children = ((MergeAppend *) plan)->mergeplans;
-			break;
-		case T_BitmapAnd:
-			children = ((BitmapAnd *) plan)->bitmapplans;
-			break;
-		case T_BitmapOr:
-			children = ((BitmapOr *) plan)->bitmapplans;
-			break;
-		case T_CustomScan:
-			children = ((CustomScan *) plan)->custom_plans;
-			break;
-		case T_SubqueryScan:
-			max = Max(max, max_plan_node_id(((SubqueryScan *) plan)->subplan));
-			break;
-		default:
-			break;
-	}
-	foreach(lc, children)
+	if (IsA(plan, SubqueryScan))
+		max = Max(max, max_plan_node_id(((SubqueryScan *) plan)->subplan));
+	foreach(lc, plan_child_list(plan))
 		max = Max(max, max_plan_node_id(lfirst(lc)));
 	return max;
 }
