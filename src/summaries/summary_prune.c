@@ -94,6 +94,25 @@ marker_create_state(CustomScan *cscan)
 
 typedef bool (*ScanVisitor) (Scan *scan, void *arg);
 
+/* A scan of one table's rows: a node a summary may skip or guard. */
+static bool
+is_table_scan(Plan *plan)
+{
+	switch (nodeTag(plan))
+	{
+		case T_SeqScan:
+		case T_IndexScan:
+		case T_IndexOnlyScan:
+		case T_BitmapHeapScan:
+		case T_TidScan:
+		case T_TidRangeScan:
+		case T_ForeignScan:
+			return true;
+		default:
+			return false;
+	}
+}
+
 /*
  * Calls visit for each scan node of the tree, not below a custom scan (of
  * another extension: what its children may return is its own business).
@@ -106,20 +125,15 @@ walk_scans(Plan *plan, ScanVisitor visit, void *arg)
 	if (plan == NULL)
 		return;
 	check_stack_depth();
+	if (is_table_scan(plan))
+	{
+		/* a foreign join's scan (scanrelid 0) is of no one table */
+		if (!IsA(plan, ForeignScan) || ((Scan *) plan)->scanrelid > 0)
+			visit((Scan *) plan, arg);
+		return;
+	}
 	switch (nodeTag(plan))
 	{
-		case T_SeqScan:
-		case T_IndexScan:
-		case T_IndexOnlyScan:
-		case T_BitmapHeapScan:
-		case T_TidScan:
-		case T_TidRangeScan:
-			visit((Scan *) plan, arg);
-			return;
-		case T_ForeignScan:
-			if (((Scan *) plan)->scanrelid > 0)
-				visit((Scan *) plan, arg);
-			return;
 		case T_Append:
 			foreach(lc, ((Append *) plan)->appendplans)
 				walk_scans(lfirst(lc), visit, arg);
@@ -239,24 +253,20 @@ replace_scans(Plan *plan, Replacement *r)
 	if (plan == NULL)
 		return NULL;
 	check_stack_depth();
+	if (is_table_scan(plan))
+	{
+		if (bms_is_member(plan->plan_node_id, r->ids))
+		{
+			r->removed_cost += plan->total_cost;
+			return make_skipped((Scan *) plan, r->keys[plan->plan_node_id]);
+		}
+		if (bms_is_member(plan->plan_node_id, r->guard_ids))
+			return make_guard((Scan *) plan, r->keys[plan->plan_node_id],
+							  r->guards[plan->plan_node_id], r->next_node_id++);
+		return plan;
+	}
 	switch (nodeTag(plan))
 	{
-		case T_SeqScan:
-		case T_IndexScan:
-		case T_IndexOnlyScan:
-		case T_BitmapHeapScan:
-		case T_TidScan:
-		case T_TidRangeScan:
-		case T_ForeignScan:
-			if (bms_is_member(plan->plan_node_id, r->ids))
-			{
-				r->removed_cost += plan->total_cost;
-				return make_skipped((Scan *) plan, r->keys[plan->plan_node_id]);
-			}
-			if (bms_is_member(plan->plan_node_id, r->guard_ids))
-				return make_guard((Scan *) plan, r->keys[plan->plan_node_id],
-								  r->guards[plan->plan_node_id], r->next_node_id++);
-			return plan;
 		case T_Append:
 			children = ((Append *) plan)->appendplans;
 			break;
