@@ -1253,7 +1253,7 @@ CREATE FUNCTION @extschema@.bloom_declared_value(anyelement) RETURNS anyelement
 	AS 'MODULE_PATHNAME', 'bloom_declared_value' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.bloom_declared_value(anyelement) IS
 	'the value unchanged: the semijoin prefilter''s explicit cast of a column to its declared type';
--- ---- foreign filters: Parquet, Guava and Spark (doc/interop.md) ----
+-- ---- interop filters: Parquet, Guava and Spark (doc/interop.md) ----
 
 CREATE FUNCTION @extschema@.bloom_import(data bytea, format text, options text DEFAULT '')
 	RETURNS @extschema@.bloom

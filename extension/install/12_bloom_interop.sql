@@ -1,7 +1,7 @@
 -- bloomfilter: filters other systems write, and filters for them
 -- (doc/interop.md): Parquet split-block filters, Guava's BloomFilter and
 -- Spark's sketch BloomFilter, read and written bit for bit.  An imported
--- filter is a bloom of a foreign layout; bloom_contains, @>, the set
+-- filter is a bloom of an interop layout; bloom_contains, @>, the set
 -- operations and the statistics take it as they take any other.
 
 CREATE FUNCTION @extschema@.bloom_import(data bytea, format text, options text DEFAULT '')

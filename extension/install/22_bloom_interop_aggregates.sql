@@ -1,4 +1,4 @@
--- bloomfilter: bloom_agg in a foreign layout with options (doc/interop.md):
+-- bloomfilter: bloom_agg in an interop layout with options (doc/interop.md):
 -- the aggregate form of bloom_empty(capacity, fpp, layout, options).
 
 CREATE FUNCTION @extschema@.bloom_agg_interop_trans(internal, anyelement, bigint, float8, text, text)

@@ -184,7 +184,12 @@ fixed_state_for_row(FunctionCallInfo fcinfo, FilterAggState *state, int nattrs,
 	return state;
 }
 
-/* multibloom_agg_fixed(capacity, fpp, VARIADIC "any") transition. */
+/*
+ * multibloom_agg_fixed(capacity, fpp, VARIADIC "any") transition.  Parallel
+ * to multibloom_agg_datasized_trans by design: the same steps over another
+ * state (here a filter sized up front, there the rows' hashes collected
+ * for the final function to size one).
+ */
 Datum
 multibloom_agg_fixed_trans(PG_FUNCTION_ARGS)
 {
@@ -433,6 +438,10 @@ datasized_add_row(DataSizedState *state, const MultiBloomRow *row)
 	state->rows++;
 }
 
+/*
+ * multibloom_agg(VARIADIC "any") transition: parallel to
+ * multibloom_agg_fixed_trans by design (see there).
+ */
 Datum
 multibloom_agg_datasized_trans(PG_FUNCTION_ARGS)
 {
@@ -744,47 +753,63 @@ hashed_state_wrap(DataSizedState *datasized, FilterAggState *fixed, MemoryContex
 	return agg_state_wrap(&multibloom_agg_state_type, state, aggcxt);
 }
 
+/*
+ * The state of a hashed transition call.  At the first row it is made: the
+ * fixed form's from its arguments before the hashes (capacity, fpp), the
+ * data-sized form's as wide as the row.  At a later row the fixed form's
+ * arguments are checked against its filter.
+ */
+static AggStateExpanded *
+hashed_state_for_row(FunctionCallInfo fcinfo, bool fixed, int argno, MemoryContext aggcxt)
+{
+	AggStateExpanded *e = agg_state_for_update(fcinfo, &multibloom_agg_state_type, aggcxt);
+	int			nattrs;
+
+	if (e != NULL)
+	{
+		if (fixed)
+			fixed_state_for_row(fcinfo, check_form(e->state, true)->fixed, 0, aggcxt);
+		return e;
+	}
+	nattrs = multibloom_hashed_row_width(fcinfo, argno);
+	if (fixed)
+		return hashed_state_wrap(NULL, fixed_state_for_row(fcinfo, NULL, nattrs, aggcxt), aggcxt);
+	multibloom_check_nattrs(nattrs);
+	return hashed_state_wrap(new_datasized_state(aggcxt, nattrs, fcinfo), NULL, aggcxt);
+}
+
+/* The transition of either hashed form: the hashes at argno are one row. */
+static Datum
+hashed_trans(FunctionCallInfo fcinfo, bool fixed, int argno)
+{
+	const char *fname = fixed ? "multibloom_agg_fixed" : "multibloom_agg";
+	MemoryContext aggcxt = agg_memory_context(fcinfo, fname);
+	AggStateExpanded *e = hashed_state_for_row(fcinfo, fixed, argno, aggcxt);
+	HashedState *state = check_form(e->state, fixed);
+	MultiBloomRow row;
+
+	multibloom_read_hashed_row(fcinfo, argno,
+							   fixed ? state->fixed->mb->nattrs : state->datasized->nattrs,
+							   fname, &row);
+	if (fixed)
+		mbf_add_row(state->fixed->mb, row.hashes, row.isnull);
+	else
+		datasized_add_row(state->datasized, &row);
+	PG_RETURN_DATUM(agg_state_datum(e));
+}
+
 /* multibloom_agg_hashed(hashes bigint[]) transition. */
 Datum
 multibloom_agg_hashed_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg");
-	AggStateExpanded *e = agg_state_for_update(fcinfo, &multibloom_agg_state_type, aggcxt);
-	DataSizedState *state;
-	MultiBloomRow row;
-
-	if (e == NULL)
-	{
-		int			nattrs = multibloom_hashed_row_width(fcinfo, 1);
-
-		multibloom_check_nattrs(nattrs);
-		e = hashed_state_wrap(new_datasized_state(aggcxt, nattrs, fcinfo), NULL, aggcxt);
-	}
-	state = check_form(e->state, false)->datasized;
-	multibloom_read_hashed_row(fcinfo, 1, state->nattrs, "multibloom_agg", &row);
-	datasized_add_row(state, &row);
-	PG_RETURN_DATUM(agg_state_datum(e));
+	return hashed_trans(fcinfo, false, 1);
 }
 
 /* multibloom_agg_fixed_hashed(capacity, fpp, hashes bigint[]) transition. */
 Datum
 multibloom_agg_fixed_hashed_trans(PG_FUNCTION_ARGS)
 {
-	MemoryContext aggcxt = agg_memory_context(fcinfo, "multibloom_agg_fixed");
-	AggStateExpanded *e = agg_state_for_update(fcinfo, &multibloom_agg_state_type, aggcxt);
-	HashedState *state;
-	MultiBloomRow row;
-
-	if (e == NULL)
-		e = hashed_state_wrap(NULL, fixed_state_for_row(fcinfo, NULL,
-														multibloom_hashed_row_width(fcinfo, 3),
-														aggcxt), aggcxt);
-	else
-		fixed_state_for_row(fcinfo, check_form(e->state, true)->fixed, 0, aggcxt);
-	state = e->state;
-	multibloom_read_hashed_row(fcinfo, 3, state->fixed->mb->nattrs, "multibloom_agg_fixed", &row);
-	mbf_add_row(state->fixed->mb, row.hashes, row.isnull);
-	PG_RETURN_DATUM(agg_state_datum(e));
+	return hashed_trans(fcinfo, true, 3);
 }
 
 /* Combine function of both forms: b is read into a private copy. */

@@ -313,12 +313,26 @@ bf_shape_describe(const BloomShape *s, char *buf, size_t len)
 		bf_layout_table[s->layout].describe(s, buf, len);
 }
 
+/*
+ * A layout of bits: its name, size and hashes, then its seed field, which
+ * is a seed, or for an interop filter how values are hashed (bf_base.h).
+ */
+static void
+describe_bits_seeded(const BloomShape *s, char *buf, size_t len, bool interop)
+{
+	char		seed[48];
+
+	snprintf(seed, sizeof(seed), interop ? "value encoding 0x%016llx" : "seed %llu",
+			 (unsigned long long) s->seed);
+	snprintf(buf, len, "%s, %llu bits, %u hashes, %s",
+			 bf_layout_name(s->layout), (unsigned long long) s->nbits,
+			 (unsigned) s->nhashes, seed);
+}
+
 static void
 describe_bits(const BloomShape *s, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s, %llu bits, %u hashes, seed %llu",
-			 bf_layout_name(s->layout), (unsigned long long) s->nbits,
-			 (unsigned) s->nhashes, (unsigned long long) s->seed);
+	describe_bits_seeded(s, buf, len, false);
 }
 
 static void
@@ -331,13 +345,10 @@ describe_rows(const BloomShape *s, char *buf, size_t len)
 			 (unsigned long long) s->seed);
 }
 
-/* An interop filter's seed field is how values are hashed (bf_base.h). */
 static void
 describe_interop(const BloomShape *s, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s, %llu bits, %u hashes, value encoding 0x%016llx",
-			 bf_layout_name(s->layout), (unsigned long long) s->nbits,
-			 (unsigned) s->nhashes, (unsigned long long) s->seed);
+	describe_bits_seeded(s, buf, len, true);
 }
 
 static void

@@ -606,6 +606,15 @@ bf_interop_hash_long(const BloomFilter *f, uint64_t v)
 	return h;
 }
 
+/* Guava's two hashes of a value: the halves of its 128-bit Murmur3. */
+static BloomHash
+guava_halves(const uint64_t out[2])
+{
+	BloomHash	h = {out[0], out[1]};
+
+	return h;
+}
+
 BloomHash
 bf_interop_hash_bytes(const BloomFilter *f, const void *p, size_t len)
 {
@@ -622,9 +631,7 @@ bf_interop_hash_bytes(const BloomFilter *f, const void *p, size_t len)
 				uint64_t	out[2];
 
 				bf_murmur3_128(p, len, 0, out);
-				h.h1 = out[0];
-				h.h2 = out[1];
-				break;
+				return guava_halves(out);
 			}
 		case BLOOM_LAYOUT_SPARK:
 		case BLOOM_LAYOUT_SPARK2:
@@ -653,9 +660,7 @@ bf_interop_hash_int(const BloomFilter *f, uint64_t v, size_t len)
 				uint64_t	out[2];
 
 				bf_murmur3_128_small(v, len, 0, out);
-				h.h1 = out[0];
-				h.h2 = out[1];
-				return h;
+				return guava_halves(out);
 			}
 		default:
 			{

@@ -40,6 +40,12 @@ bf_blocked_block_index(uint64_t h1, uint64_t nblocks)
 }
 
 /*
+ * This layout's operations, under the names every layout_*.h uses: parallel
+ * by design, since filter.c's layout table takes them by those names
+ * (LAYOUT_ENTRIES), and each layout keeps its own insert and query, a hot
+ * loop for one layout rather than one loop that branches on the layout.
+ */
+/*
  * Shape for capacity values at rate fpp: the fewest blocks for which 95% of
  * filters stay at or under fpp (bf_blocked_size_for), not the classic
  * formula, since busy blocks answer wrongly more often than quiet ones save.

@@ -22,6 +22,12 @@
 #include "bf_base.h"
 
 /*
+ * This layout's operations, under the names every layout_*.h uses: parallel
+ * by design, since filter.c's layout table takes them by those names
+ * (LAYOUT_ENTRIES), and each layout keeps its own insert and query, a hot
+ * loop for one layout rather than one loop that branches on the layout.
+ */
+/*
  * Shape for capacity values at rate fpp (both already range-checked): k is
  * log2(1 / fpp) rounded down or up, and m the fewest whole words for which
  * 95% of filters holding capacity values stay at or under fpp

@@ -12,6 +12,11 @@
  * Shapes
  * --------------------------------------------------------------------- */
 
+/*
+ * Parallel to layout_spark.c's by design: each layout has its own entry points
+ * for the layout table (filter.c), thin calls of what the two Java layouts
+ * share (interop_positions.h).
+ */
 bool
 bf_guava_shape_for(double capacity, double fpp, BloomShape *s, char *errbuf)
 {

@@ -18,6 +18,12 @@
 
 #include "interop_positions.h"
 
+/*
+ * This layout's operations, under the names every layout_*.h uses: parallel
+ * by design, since filter.c's layout table takes them by those names
+ * (LAYOUT_ENTRIES), and each layout keeps its own insert and query, a hot
+ * loop for one layout rather than one loop that branches on the layout.
+ */
 /* The query with the modulus of f->nbits prepared by the caller, once per filter. */
 extern bool bf_guava_query_mod(const BloomFilter *f, BloomHash h, const BfModulus *mod);
 extern bool bf_guava32_query_mod(const BloomFilter *f, BloomHash h, const BfModulus *mod);

@@ -94,6 +94,12 @@ bf_matrix_row_full(uint64_t bits_set, uint64_t row_bits)
 }
 
 /*
+ * This layout's operations, under the names every layout_*.h uses: parallel
+ * by design, since filter.c's layout table takes them by those names
+ * (LAYOUT_ENTRIES), and each layout keeps its own insert and query, a hot
+ * loop for one layout rather than one loop that branches on the layout.
+ */
+/*
  * The shape for capacity values at fpp: 2 locators, 2 to 8 rows by the
  * capacity, and the fewest words per row for which 95% of filters stay at
  * or under fpp (layout_matrix.c, doc/layouts.md).

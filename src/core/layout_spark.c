@@ -12,6 +12,11 @@
  * Shapes: Spark sizes as Guava does
  * --------------------------------------------------------------------- */
 
+/*
+ * Parallel to layout_guava.c's by design: each layout has its own entry points
+ * for the layout table (filter.c), thin calls of what the two Java layouts
+ * share (interop_positions.h).
+ */
 bool
 bf_spark_shape_for(double capacity, double fpp, BloomShape *s, char *errbuf)
 {

@@ -21,6 +21,12 @@
 #define BF_SPLITBLOCK_MAX_BYTES	(128 * 1024 * 1024)
 #define BF_SPLITBLOCK_NHASHES	8	/* one bit per 32-bit word of a block */
 
+/*
+ * This layout's operations, under the names every layout_*.h uses: parallel
+ * by design, since filter.c's layout table takes them by those names
+ * (LAYOUT_ENTRIES), and each layout keeps its own insert and query, a hot
+ * loop for one layout rather than one loop that branches on the layout.
+ */
 extern bool bf_splitblock_shape_for(double capacity, double fpp, BloomShape *shape,
 									char *errbuf);
 extern bool bf_splitblock_shape_check(const BloomShape *shape, char *errbuf);

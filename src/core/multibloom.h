@@ -201,7 +201,9 @@ extern bool mbf_equal(const MultiBloom *a, const MultiBloom *b);
  *
  * The steps of a bloom filter's binary format (core/wire.h), for the
  * container: its header, the parts' lengths, then each part in bloom's
- * binary format (doc/multibloom.md).
+ * binary format (doc/multibloom.md).  Parallel to wire.h's by design: each
+ * format has its own size, writer, check and reader, the same steps in
+ * the same order (check before any allocation), over its own bytes.
  *	 mbf_wire_bytes, mbf_serialize: the size of a checked value's serialized
  *	   form, and writing it to out;
  *	 mbf_wire_check: validates len bytes (the header, every part length

@@ -53,6 +53,12 @@ bf_wire_seed(const uint8_t *buf)
 extern bool bf_wire_read_header(const uint8_t *buf, size_t len, const BfLeHeader *h,
 								void *s, char *errbuf);
 
+/*
+ * The format's writer, check and readers: parallel by design to the
+ * multibloom container's (multibloom.h, "binary format and checks"), the
+ * same steps over each format's own bytes.
+ */
+
 /* Writes the serialized form of f (bf_wire_bytes(f) bytes) to out. */
 extern void bf_serialize(const BloomFilter *f, uint8_t *out);
 

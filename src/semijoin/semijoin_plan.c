@@ -27,6 +27,7 @@
 #include "utils/lsyscache.h"
 
 #include "pg_compat.h"
+#include "helpers/plan_tree.h"
 #include "semijoin/semijoin_internal.h"
 #include "semijoin/tuple_probe.h"
 #include "semijoin/typed_probe.h"
@@ -46,7 +47,6 @@ static void
 scan_plan(Plan *plan, PlanScan *ps)
 {
 	ListCell   *lc;
-	List	   *children = NIL;
 
 	if (plan == NULL)
 		return;
@@ -59,15 +59,10 @@ scan_plan(Plan *plan, PlanScan *ps)
 	}
 	if (IsA(plan, ForeignScan))
 		ps->foreign_scans = lappend(ps->foreign_scans, plan);
-	else if (IsA(plan, Append))
-		children = ((Append *) plan)->appendplans;
-	else if (IsA(plan, MergeAppend))
-		children = ((MergeAppend *) plan)->mergeplans;
 	else if (IsA(plan, SubqueryScan))
 		scan_plan(((SubqueryScan *) plan)->subplan, ps);
-	else if (IsA(plan, CustomScan))
-		children = ((CustomScan *) plan)->custom_plans;
-	foreach(lc, children)
+	/* a BitmapAnd's or BitmapOr's are index scans: neither foreign nor with InitPlans */
+	foreach(lc, plan_child_list(plan))
 		scan_plan(lfirst(lc), ps);
 	scan_plan(plan->lefttree, ps);
 	scan_plan(plan->righttree, ps);

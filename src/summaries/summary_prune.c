@@ -57,6 +57,7 @@
 #include "pg_compat.h"
 #include PG_COMPAT_EXPLAIN_STATE_H
 #include PG_COMPAT_EXPLAIN_FORMAT_H
+#include "helpers/plan_tree.h"
 #include "summaries/summary_own_writes.h"
 #include "summaries/summary_prune.h"
 #include "summaries/summary_prune_internal.h"
@@ -94,6 +95,25 @@ marker_create_state(CustomScan *cscan)
 
 typedef bool (*ScanVisitor) (Scan *scan, void *arg);
 
+/* A scan of one table's rows: a node a summary may skip or guard. */
+static bool
+is_table_scan(Plan *plan)
+{
+	switch (nodeTag(plan))
+	{
+		case T_SeqScan:
+		case T_IndexScan:
+		case T_IndexOnlyScan:
+		case T_BitmapHeapScan:
+		case T_TidScan:
+		case T_TidRangeScan:
+		case T_ForeignScan:
+			return true;
+		default:
+			return false;
+	}
+}
+
 /*
  * Calls visit for each scan node of the tree, not below a custom scan (of
  * another extension: what its children may return is its own business).
@@ -106,20 +126,15 @@ walk_scans(Plan *plan, ScanVisitor visit, void *arg)
 	if (plan == NULL)
 		return;
 	check_stack_depth();
+	if (is_table_scan(plan))
+	{
+		/* a foreign join's scan (scanrelid 0) is of no one table */
+		if (!IsA(plan, ForeignScan) || ((Scan *) plan)->scanrelid > 0)
+			visit((Scan *) plan, arg);
+		return;
+	}
 	switch (nodeTag(plan))
 	{
-		case T_SeqScan:
-		case T_IndexScan:
-		case T_IndexOnlyScan:
-		case T_BitmapHeapScan:
-		case T_TidScan:
-		case T_TidRangeScan:
-			visit((Scan *) plan, arg);
-			return;
-		case T_ForeignScan:
-			if (((Scan *) plan)->scanrelid > 0)
-				visit((Scan *) plan, arg);
-			return;
 		case T_Append:
 			foreach(lc, ((Append *) plan)->appendplans)
 				walk_scans(lfirst(lc), visit, arg);
@@ -239,24 +254,20 @@ replace_scans(Plan *plan, Replacement *r)
 	if (plan == NULL)
 		return NULL;
 	check_stack_depth();
+	if (is_table_scan(plan))
+	{
+		if (bms_is_member(plan->plan_node_id, r->ids))
+		{
+			r->removed_cost += plan->total_cost;
+			return make_skipped((Scan *) plan, r->keys[plan->plan_node_id]);
+		}
+		if (bms_is_member(plan->plan_node_id, r->guard_ids))
+			return make_guard((Scan *) plan, r->keys[plan->plan_node_id],
+							  r->guards[plan->plan_node_id], r->next_node_id++);
+		return plan;
+	}
 	switch (nodeTag(plan))
 	{
-		case T_SeqScan:
-		case T_IndexScan:
-		case T_IndexOnlyScan:
-		case T_BitmapHeapScan:
-		case T_TidScan:
-		case T_TidRangeScan:
-		case T_ForeignScan:
-			if (bms_is_member(plan->plan_node_id, r->ids))
-			{
-				r->removed_cost += plan->total_cost;
-				return make_skipped((Scan *) plan, r->keys[plan->plan_node_id]);
-			}
-			if (bms_is_member(plan->plan_node_id, r->guard_ids))
-				return make_guard((Scan *) plan, r->keys[plan->plan_node_id],
-								  r->guards[plan->plan_node_id], r->next_node_id++);
-			return plan;
 		case T_Append:
 			children = ((Append *) plan)->appendplans;
 			break;
@@ -666,7 +677,6 @@ static int
 max_plan_node_id(Plan *plan)
 {
 	int			max;
-	List	   *children = NIL;
 	ListCell   *lc;
 
 	if (plan == NULL)
@@ -674,30 +684,9 @@ max_plan_node_id(Plan *plan)
 	check_stack_depth();
 	max = Max(plan->plan_node_id, Max(max_plan_node_id(plan->lefttree),
 									  max_plan_node_id(plan->righttree)));
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			children = ((Append *) plan)->appendplans;
-			break;
-		case T_MergeAppend:
-			children = ((MergeAppend *) plan)->mergeplans;
-			break;
-		case T_BitmapAnd:
-			children = ((BitmapAnd *) plan)->bitmapplans;
-			break;
-		case T_BitmapOr:
-			children = ((BitmapOr *) plan)->bitmapplans;
-			break;
-		case T_CustomScan:
-			children = ((CustomScan *) plan)->custom_plans;
-			break;
-		case T_SubqueryScan:
-			max = Max(max, max_plan_node_id(((SubqueryScan *) plan)->subplan));
-			break;
-		default:
-			break;
-	}
-	foreach(lc, children)
+	if (IsA(plan, SubqueryScan))
+		max = Max(max, max_plan_node_id(((SubqueryScan *) plan)->subplan));
+	foreach(lc, plan_child_list(plan))
 		max = Max(max, max_plan_node_id(lfirst(lc)));
 	return max;
 }

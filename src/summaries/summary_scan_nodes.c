@@ -24,20 +24,29 @@
 /*
  * Each node has its own name, scan methods, state and executor methods,
  * parallel to the other's by design (two nodes in EXPLAIN and in
- * RegisterCustomScanMethods); one function creates either state.
+ * RegisterCustomScanMethods); the scan methods stand in one table, and
+ * one function creates either state.
  */
 static Node *scan_node_create_state(CustomScan *cscan);
+
+#define SKIPPED_NAME	"BloomSummarySkipped"
+#define GUARD_NAME		"BloomSummaryGuard"
+
+typedef enum ScanNode
+{
+	SKIPPED_NODE,
+	GUARD_NODE,
+} ScanNode;
+
+/* The scan methods of both nodes: a name each, one function for their states. */
+static const CustomScanMethods scan_methods[] = {
+	[SKIPPED_NODE] = {.CustomName = SKIPPED_NAME, .CreateCustomScanState = scan_node_create_state},
+	[GUARD_NODE] = {.CustomName = GUARD_NAME, .CreateCustomScanState = scan_node_create_state},
+};
 
 /* ---------------------------------------------------------------------
  * The empty scan: a scan the summary ruled out at executor start
  * --------------------------------------------------------------------- */
-
-#define SKIPPED_NAME	"BloomSummarySkipped"
-
-static const CustomScanMethods skipped_methods = {
-	.CustomName = SKIPPED_NAME,
-	.CreateCustomScanState = scan_node_create_state,
-};
 
 /*
  * The state of a skipped scan.  The first skipped child of an Append or
@@ -164,7 +173,7 @@ make_skipped(Scan *scan, const char *keys)
 	else if (IsA(scan, ForeignScan))
 		cscan->custom_scan_tlist = ((ForeignScan *) scan)->fdw_scan_tlist;
 	cscan->custom_private = list_make1(makeString(pstrdup(keys)));
-	cscan->methods = &skipped_methods;
+	cscan->methods = &scan_methods[SKIPPED_NODE];
 	return (Plan *) cscan;
 }
 
@@ -172,13 +181,6 @@ make_skipped(Scan *scan, const char *keys)
  * The guard: a scan whose key is fixed by an executor parameter (a nested
  * loop's outer value, a correlated subquery's), decided at each rescan
  * --------------------------------------------------------------------- */
-
-#define GUARD_NAME		"BloomSummaryGuard"
-
-static const CustomScanMethods guard_methods = {
-	.CustomName = GUARD_NAME,
-	.CreateCustomScanState = scan_node_create_state,
-};
 
 typedef struct GuardState
 {
@@ -381,7 +383,7 @@ static const CustomExecMethods guard_exec_methods = {
 static Node *
 scan_node_create_state(CustomScan *cscan)
 {
-	bool		guard = cscan->methods == &guard_methods;
+	bool		guard = cscan->methods == &scan_methods[GUARD_NODE];
 	Size		size = guard ? sizeof(GuardState) : sizeof(SkippedState);
 	CustomScanState *state = (CustomScanState *) newNode(size, T_CustomScanState);
 
@@ -405,13 +407,13 @@ make_guard(Scan *scan, const char *keys, List *candidates, int plan_node_id)
 		cscan->flags |= CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 	cscan->custom_plans = list_make1(scan);
 	cscan->custom_private = list_make2(linitial(cscan->custom_private), candidates);
-	cscan->methods = &guard_methods;
+	cscan->methods = &scan_methods[GUARD_NODE];
 	return (Plan *) cscan;
 }
 
 void
 summary_scan_nodes_register(void)
 {
-	RegisterCustomScanMethods(&skipped_methods);
-	RegisterCustomScanMethods(&guard_methods);
+	RegisterCustomScanMethods(&scan_methods[SKIPPED_NODE]);
+	RegisterCustomScanMethods(&scan_methods[GUARD_NODE]);
 }
