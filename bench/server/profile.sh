@@ -19,6 +19,10 @@ ROWS=${PROF_ROWS:-5000000}
 PORT=${PROF_PORT:-5532}
 DIR=${PROF_DIR:-/tmp/bloomfilter-profile}
 TOP=${PROF_TOP:-15}
+CACHEGRIND=${PROF_CACHEGRIND:-0}
+CG_ROWS=${PROF_CG_ROWS:-1000000}
+D1=${PROF_D1:-49152,12,64}
+LL=${PROF_LL:-33554432,16,64}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../../scripts/cluster.sh
 source "$HERE/../../scripts/cluster.sh"
@@ -32,13 +36,21 @@ PSQL=(psql_on bench -d postgres)
 "${PSQL[@]}" <<SQL
 CREATE EXTENSION bloomfilter;
 CREATE EXTENSION pg_prewarm;
+CREATE EXTENSION hll;
 CREATE TABLE t AS SELECT hashint8extended(g, 1) AS k FROM generate_series(1, $ROWS) g;
 VACUUM ANALYZE t;
+CREATE TABLE tcg AS SELECT * FROM t LIMIT $CG_ROWS;
+VACUUM ANALYZE tcg;
 CREATE TABLE filters AS
 SELECT n || '_' || layout AS name,
        (SELECT bloom_agg(hashint8extended(g, 1), n, 0.01, layout)
         FROM generate_series($ROWS / 2 + 1, $ROWS / 2 + n) g) AS f
-FROM (VALUES (100000), (10000000)) s(n), (VALUES ('classic'), ('blocked')) l(layout);
+FROM (VALUES (100000), (10000000)) s(n), (VALUES ('classic'), ('blocked'), ('spark')) l(layout)
+WHERE layout <> 'spark' OR n = 100000;
+INSERT INTO filters
+SELECT '100000_spark_native', bloom_add_all(bloom_empty_with((bloom_info(f)).nbits, (bloom_info(f)).nhashes),
+       ARRAY(SELECT hashint8extended(g, 1) FROM generate_series($ROWS / 2 + 1, $ROWS / 2 + 100000) g))
+FROM filters WHERE name = '100000_spark';
 SELECT pg_prewarm('t');
 SQL
 
@@ -54,7 +66,7 @@ profile() {
 	} | "${PSQL[@]}" -tA >"$WORK_DIR/out" &
 	local client=$!
 	while [ ! -s "$pidfile" ]; do sleep 0.1; done
-	perf record -q -e cpu-clock -F 2000 -o "$data" -p "$(cat "$pidfile")" 2>/dev/null &
+	perf record -q -e cpu-clock -F 2000 -o "$data" -p "$(cat "$pidfile")" </dev/null 2>/dev/null &
 	local rec=$!
 	wait $client
 	wait $rec || true
@@ -65,10 +77,75 @@ profile() {
 	echo
 }
 
-profile "count(*)" "SELECT count(*) FROM t"
-profile "trivial predicate" "SELECT count(*) FROM t WHERE hashint8(k) <> 0"
-for f in 100000_classic 100000_blocked 10000000_classic 10000000_blocked; do
-	profile "probe $f" "SELECT count(*) FROM t WHERE bloom_contains((SELECT f FROM filters WHERE name = '$f'), k)"
-done
-profile "bloom_agg(k, n, 0.01)" "SELECT bloom_fpp(bloom_agg(k, $ROWS, 0.01)) FROM t"
-profile "bloom_agg(k, n, 0.01, 'blocked')" "SELECT bloom_fpp(bloom_agg(k, $ROWS, 0.01, 'blocked')) FROM t"
+# the queries, as LABEL|SQL over the table TABLE
+queries() {
+	local f
+	echo "count(*)|SELECT count(*) FROM TABLE"
+	echo "count(k)|SELECT count(k) FROM TABLE"
+	echo "trivial predicate|SELECT count(*) FROM TABLE WHERE hashint8(k) <> 0"
+	for f in 100000_classic 100000_blocked 10000000_classic 10000000_blocked 100000_spark 100000_spark_native; do
+		echo "probe $f|SELECT count(*) FROM TABLE WHERE bloom_contains((SELECT f FROM filters WHERE name = '$f'), k)"
+	done
+	echo "hll_add_agg|SELECT hll_cardinality(hll_add_agg(hll_hash_bigint(k))) FROM TABLE"
+	echo "bloom_agg(k, n, 0.01)|SELECT bloom_fpp(bloom_agg(k, $ROWS, 0.01)) FROM TABLE"
+	echo "bloom_agg(k, n, 0.01, 'blocked')|SELECT bloom_fpp(bloom_agg(k, $ROWS, 0.01, 'blocked')) FROM TABLE"
+	echo "bloom_agg(k, n, 0.01, 'matrix')|SELECT octet_length(bloom_agg(k, $ROWS, 0.01, 'matrix')::bytea) FROM TABLE"
+	echo "bloom_agg(k) (data-sized)|SELECT bloom_fpp(bloom_agg(k)) FROM TABLE"
+}
+
+while IFS='|' read -r label sql <&3; do
+	profile "$label" "${sql//TABLE/t}"
+done 3< <(queries)
+
+[ "$CACHEGRIND" = 1 ] || exit 0
+
+# cachegrind: the query in a single-user backend, after pg_prewarm of the
+# table; the same session with SELECT 1 is the baseline.
+stop_clusters
+DATA=$WORK_DIR/bench/data
+cg_run() {	# SQL -> cg_annotate's per-function lines
+	local out=$WORK_DIR/cg.out
+	printf "SELECT pg_prewarm('tcg')\n%s\n" "$1" |
+		as_postgres valgrind --tool=cachegrind --cache-sim=yes --D1="$D1" --LL="$LL" \
+			--cachegrind-out-file="$out" "$PGBIN/postgres" --single -D "$DATA" \
+			-c max_parallel_workers_per_gather=0 -c jit=off -c work_mem=1GB postgres >/dev/null 2>&1
+	cg_annotate --auto=no --threshold=0 "$out" 2>/dev/null
+}
+# per-function lines (Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw file:function)
+# -> "category instructions D1-misses LL-misses"
+cg_categories() {
+	awk '$1 ~ /^[0-9,]+$/ && NF >= 10 && !/PROGRAM TOTALS/ {
+		for (i = 1; i <= 9; i++) { v[i] = $i; gsub(",", "", v[i]) }
+		fn = $NF; sub(/^.*:/, "", fn)
+		if (fn ~ /^(slot_deform|tts_.*getsomeattrs|slot_getsomeattrs|slot_getattr|heap_getattr|nocachegetattr)/) c = "deform"
+		else if (fn ~ /^(heap_getnextslot|heapgetpage|heapgettup|ExecStoreBufferHeapTuple|tts_buffer|SeqNext|ExecSeqScan|ExecScan|ReadBuffer|PinBuffer|UnpinBuffer|ReleaseBuffer|IncrBufferRefCount|ResourceOwner|BufTable|LWLock|HeapTupleSatisfies|heap_page_prune|StrategyGetBuffer|table_scan|heap_prepare_pagescan)/) c = "scan"
+		else if (fn ~ /hash_collector|collect/) c = "collect"
+		else if (fn ~ /^hash_search|^hash_seq/) c = "scan"
+		else if (fn ~ /hash|murmur|xxh|mix64|fmix|MurmurHash3/) c = "hash"
+		else if (fn ~ /^hll_|^multiset|^compressed|^explicit_|^sparse|^bitstream/) c = "hll"
+		else if (fn ~ /^(bf_|insert_|probe_|bloom_probe|blocked_|classic_|matrix_)/ && fn !~ /trans|contains_value/) c = "filter memory"
+		else if (fn ~ /^(ExecInterpExpr|ExecAgg|advance_|agg_retrieve|lookup_hash|ExecEval|fmgr|FunctionCall|DirectFunctionCall|CallerFInfo|bloom_|contains|batch_|ExecBloom|bbs_|int8|int4|hashint|count_|ExecProcNode|ExecCustomScan|ExecQual|MemoryContextReset|AllocSet|palloc|pfree|pg_detoast|detoast)/ || fn ~ /trans|contains_value/) c = "expressions, calls"
+		else c = "other"
+		ir[c] += v[1]; d1[c] += v[5] + v[8]; ll[c] += v[6] + v[9]
+	}
+	END { for (c in ir) print c "|" ir[c] "|" d1[c] "|" ll[c] }'
+}
+# stop_clusters stops immediately: a first session replays the WAL,
+# outside the measures
+echo "SELECT 1" | as_postgres "$PGBIN/postgres" --single -D "$DATA" postgres >/dev/null 2>&1
+base=$WORK_DIR/cg.base
+cg_run "SELECT 1" | cg_categories >"$base"
+echo "## cachegrind, per row of $CG_ROWS (D1 $D1, LL $LL): instructions / L1 misses / LL misses"
+CATS="scan|deform|expressions, calls|hash|filter memory|collect|hll|other"
+echo "| query | ${CATS//|/ | } | instructions |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+while IFS='|' read -r label sql <&3; do
+	cg_run "${sql//TABLE/tcg}" | cg_categories |
+		awk -F'|' -v rows="$CG_ROWS" -v label="$label" -v base="$base" -v cats="$CATS" '
+			BEGIN { while ((getline line < base) > 0) { split(line, b, "|"); bi[b[1]] = b[2]; bd[b[1]] = b[3]; bl[b[1]] = b[4] } }
+			{ ir[$1] = $2 - bi[$1]; d1[$1] = $3 - bd[$1]; ll[$1] = $4 - bl[$1]; tot += ir[$1] }
+			END { printf "| %s", label
+			      n = split(cats, cs, "|")
+			      for (i = 1; i <= n; i++) { c = cs[i]; printf " | %.0f / %.2f / %.2f", ir[c] / rows, d1[c] / rows, ll[c] / rows }
+			      printf " | %.0f |\n", tot / rows }'
+done 3< <(queries)
