@@ -280,11 +280,10 @@ summary_targets() {
 		# an absent key: every partition is skipped with the pruning on
 		out+=$'\n'$(psql_on summary -d postgres -tA -F ' ' <<-SQL
 		SET plan_cache_mode = force_generic_plan;
-		SELECT exec_on_ms(-1) + exec_off_ms(-1) + exec_floor_ms(-1, -1) >= 0 AS warm;
-		SELECT 'first', exec_on_ms(-2);
+		SELECT 'first', exec_ms(-2, 'on');
+		SELECT exec_ms(-1, 'off') + exec_ms(-1, 'floor') >= 0 AS warm;
 		WITH e AS (
-			SELECT m, CASE m WHEN 'on' THEN exec_on_ms(-3 - i) WHEN 'off' THEN exec_off_ms(-3 - i)
-			                 ELSE exec_floor_ms(-3 - i, -1) END AS ms
+			SELECT m, exec_ms(-3 - i, m) AS ms
 			FROM generate_series(1, $EXECS) i, unnest(ARRAY['on', 'off', 'floor']) m)
 		SELECT 'exec', m, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms), min(ms) FROM e GROUP BY m;
 		SQL
@@ -296,7 +295,7 @@ summary_targets() {
 	fi
 	awk '$1 == "plan" { printf "# planning, median of %d (ms): %s pruning off %.4f, on %.4f, added %+.4f\n", n, $2, $3, $4, $4 - $3
 	                    if ($2 == "events365") print "value planning_added " $4 - $3 >> v }
-	     $1 == "first" { printf "# executor, %d partitions, first execution of the generic plan in the session, pruning on: %.2f ms\n", parts, $2 }
+	     $1 == "first" { printf "# executor, %d partitions, first execution in the session, pruning on (planning the generic plan and reading the filters included): %.2f ms\n", parts, $2 }
 	     $1 == "exec" { printf "# executor, %d partitions, generic plan, an absent key, %s: median %.3f ms, best %.3f ms\n", parts, $2, $3, $4
 	                    e[$2] = $3 }
 	     END { if ("on" in e) { printf "# decision (pruning on - floor): %.3f ms\n", e["on"] - e["floor"]

@@ -4,10 +4,10 @@
 -- events365: 365 daily partitions, 100 users a day, a managed summary;
 -- plain365: the same without a summary.  e_many: :parts partitions of 10
 -- rows each, a managed summary.  planning_ms(q) is EXPLAIN's planning
--- time; exec_on_ms(k) and exec_off_ms(k) time one execution of a generic
--- plan over e_many for key k (plan_cache_mode = force_generic_plan), the
--- summary's pruning on or off; exec_floor_ms(k, -1) also fixes the
--- partition key to a value no partition holds, so that PostgreSQL's own
+-- time; exec_ms(k, mode) times one execution of a generic plan over
+-- e_many for key k (plan_cache_mode = force_generic_plan), the summary's
+-- pruning 'on' or 'off'; 'floor' also fixes the partition key to a
+-- parameter that no partition holds (-1), so that PostgreSQL's own
 -- executor-start pruning removes every partition: the floor of a generic
 -- plan's start over :parts partitions (its locks, the Append's initial
 -- pruning), which the summary's decision adds to.
@@ -60,39 +60,23 @@ BEGIN
 	END LOOP;
 END
 $$;
--- One function per mode, so that each keeps its own cached generic plan,
+-- One statement per mode, so that each keeps its own cached generic plan,
 -- made under its own setting (a plan made with the pruning off asks
 -- nothing when run with it on).
-CREATE FUNCTION exec_on_ms(k bigint) RETURNS float8 LANGUAGE plpgsql AS $$
+CREATE FUNCTION exec_ms(k bigint, mode text, part int DEFAULT -1) RETURNS float8 LANGUAGE plpgsql AS $$
 DECLARE
 	t0 timestamptz;
 	n bigint;
 BEGIN
-	PERFORM set_config('bloomfilter.enable_summary_pruning', 'on', true);
+	PERFORM set_config('bloomfilter.enable_summary_pruning', (mode = 'on')::text, true);
 	t0 := clock_timestamp();
-	SELECT count(*) INTO n FROM e_many WHERE user_id = k;
-	RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
-END
-$$;
-CREATE FUNCTION exec_off_ms(k bigint) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE
-	t0 timestamptz;
-	n bigint;
-BEGIN
-	PERFORM set_config('bloomfilter.enable_summary_pruning', 'off', true);
-	t0 := clock_timestamp();
-	SELECT count(*) INTO n FROM e_many WHERE user_id = k;
-	RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
-END
-$$;
-CREATE FUNCTION exec_floor_ms(k bigint, part int) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE
-	t0 timestamptz;
-	n bigint;
-BEGIN
-	PERFORM set_config('bloomfilter.enable_summary_pruning', 'off', true);
-	t0 := clock_timestamp();
-	SELECT count(*) INTO n FROM e_many WHERE user_id = k AND p = part;
+	IF mode = 'on' THEN
+		SELECT count(*) INTO n FROM e_many WHERE user_id = k;
+	ELSIF mode = 'off' THEN
+		SELECT count(*) INTO n FROM e_many WHERE user_id = k;
+	ELSE	-- the floor: no partition holds p = part (-1), a parameter
+		SELECT count(*) INTO n FROM e_many WHERE user_id = k AND p = part;
+	END IF;
 	RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
 END
 $$;
