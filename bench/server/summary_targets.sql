@@ -15,22 +15,17 @@
 SET client_min_messages = warning;
 CREATE EXTENSION bloomfilter;
 CREATE TABLE events365 (day date NOT NULL, user_id bigint NOT NULL) PARTITION BY RANGE (day);
-SELECT format('CREATE TABLE events365_%s PARTITION OF events365 FOR VALUES FROM (%L) TO (%L)',
-              to_char(d, 'YYYYMMDD'), d, d + 1)
-FROM generate_series(date '2025-01-01', date '2025-12-31', interval '1 day') g(d0),
+CREATE TABLE plain365 (LIKE events365) PARTITION BY RANGE (day);
+SELECT format('CREATE TABLE %s_%s PARTITION OF %s FOR VALUES FROM (%L) TO (%L)',
+              t, to_char(d, 'YYYYMMDD'), t, d, d + 1)
+FROM (VALUES ('events365'), ('plain365')) p(t),
+     generate_series(date '2025-01-01', date '2025-12-31', interval '1 day') g(d0),
      LATERAL (SELECT d0::date AS d) x
 \gexec
 INSERT INTO events365 SELECT date '2025-01-01' + (u % 365), u FROM generate_series(1, 36500) u;
-ANALYZE events365;
-SELECT bloom_summary_create('events365', 'user_id', 200, 0.01) IS NOT NULL AS summarised;
-CREATE TABLE plain365 (day date NOT NULL, user_id bigint NOT NULL) PARTITION BY RANGE (day);
-SELECT format('CREATE TABLE plain365_%s PARTITION OF plain365 FOR VALUES FROM (%L) TO (%L)',
-              to_char(d, 'YYYYMMDD'), d, d + 1)
-FROM generate_series(date '2025-01-01', date '2025-12-31', interval '1 day') g(d0),
-     LATERAL (SELECT d0::date AS d) x
-\gexec
 INSERT INTO plain365 SELECT * FROM events365;
-ANALYZE plain365;
+ANALYZE events365, plain365;
+SELECT bloom_summary_create('events365', 'user_id', 200, 0.01) IS NOT NULL AS summarised;
 
 CREATE TABLE e_many (p int NOT NULL, user_id bigint NOT NULL) PARTITION BY RANGE (p);
 SELECT format('CREATE TABLE e_many_%s PARTITION OF e_many FOR VALUES FROM (%s) TO (%s)', i, i, i + 1)
