@@ -400,7 +400,7 @@ fi
 awk -v rows="$ROWS" -v parts="$PARTS" '
 	FILENAME == ARGV[1] { key = $1; for (i = 2; i < NF; i++) key = key " " $i; t[key] = $NF; next }
 	FILENAME == ARGV[2] { key = $1; for (i = 2; i < NF; i++) key = key " " $i; med[key] = $NF; next }
-	{ val[$1 " " $2] = $3 }
+	{ key = $1; for (i = 2; i < NF; i++) key = key " " $i; val[key] = $NF }
 	function get(key) { if (!(key in t)) { missing = 1; return 0 } return t[key] }
 	function verdict(r, target, cmp) { return ((cmp == "<=") ? (r <= target + 0) : (r >= target + 0)) ? "met" : "missed" }
 	function row(name, num, den, target, cmp,   a, b, r) {
