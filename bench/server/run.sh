@@ -58,9 +58,9 @@
 # Run as root (the servers run as the postgres OS user; postgresql-15-hll is
 # installed if missing) or as the user the servers should run as.  Needs the
 # extension installed (make install), contrib (bloom, pg_prewarm,
-# postgres_fdw) and hll in that installation; about 3 GB of memory and 15
+# postgres_fdw) and hll in that installation; about 3 GB of memory and 12
 # minutes on 2 cores at the default sizes (the set-up of 10,000 partitions
-# about 2-3 minutes of it).
+# 1.5 to 4 minutes of it, with the machine's load).
 #
 # Options (environment):
 #   PG_CONFIG       the installation to run (default: pg_config in PATH;
