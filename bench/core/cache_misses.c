@@ -4,13 +4,16 @@
  *	  valgrind --tool=cachegrind (or perf stat where the hardware counters
  *	  are available).  See bench/core/cache_misses.sh and doc/performance.md.
  *
- *	  usage: cache_misses classic|blocked capacity probes [scheme [batch]]
+ *	  usage: cache_misses classic|blocked capacity probes [scheme [batch|insert]]
  *
  *	  scheme is the hash scheme of the filter: 2 (new filters, the default)
  *	  or 1 (stored filters), to compare the cost of their positions.
  *	  batch: probe 32 values at a time through bf_probe_batch (every line
  *	  prefetched before the first test), as the batched probe scan does,
  *	  instead of one bf_query after the other.
+ *	  insert: start from an empty filter and insert probes values through
+ *	  the prefetching inserter, as bloom_agg does (the plain-C floor of a
+ *	  build; timed by bench/server/profile.sh's readers in doc/performance.md).
  *
  *	  The filter is sized by bf_shape_for(capacity, 0.01) and filled with
  *	  random words, half the bits set (a filter at capacity has 0.52 of its
@@ -45,11 +48,12 @@ main(int argc, char **argv)
 	long		probes,
 				hits = 0;
 	int			layout;
-	bool		batch;
+	bool		batch,
+				insert;
 
 	if (argc < 4 || argc > 6 || (layout = bf_layout_from_name(argv[1])) < 0)
 	{
-		fprintf(stderr, "usage: %s classic|blocked capacity probes [scheme [batch]]\n", argv[0]);
+		fprintf(stderr, "usage: %s classic|blocked capacity probes [scheme [batch|insert]]\n", argv[0]);
 		return 2;
 	}
 	capacity = atof(argv[2]);
@@ -65,10 +69,20 @@ main(int argc, char **argv)
 	if (argc >= 5)
 		f->hash_scheme = (uint8_t) atoi(argv[4]);
 	batch = argc == 6 && strcmp(argv[5], "batch") == 0;
+	insert = argc == 6 && strcmp(argv[5], "insert") == 0;
 	for (uint64_t w = 0; w < bf_nwords(f); w++)
-		f->words[w] = next_random();
+		f->words[w] = insert ? 0 : next_random();
 
-	if (batch)
+	if (insert)
+	{
+		BfInserter	ins;
+
+		bf_inserter_init(&ins);
+		for (long i = 0; i < probes; i++)
+			bf_inserter_add(&ins, f, bf_hash_derive(next_random()));
+		bf_inserter_flush(&ins, f);
+	}
+	else if (batch)
 	{
 		uint64_t	hashes[32];
 		bool		found[32];
