@@ -772,13 +772,16 @@ BEGIN
 		RETURN;
 	END IF;
 	leaves := ARRAY(SELECT p.relid FROM pg_catalog.pg_partition_tree(d.parent) p WHERE p.isleaf);
+	-- rows of leaves no longer in the tree: anti-joins, not <> ALL, which
+	-- compares every row with every leaf (DDL on each of 10,000 partitions
+	-- reconciles the summary each time)
 	DELETE FROM @extschema@.bloom_summary_delta x
-	WHERE x.summary_id = d.summary_id AND x.partition::oid <> ALL (leaves);
+	WHERE x.summary_id = d.summary_id AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(leaves) AS l(relid) WHERE l.relid = x.partition::oid);
 	PERFORM @extschema@.bloom_summary_buffer_discard(x.summary_id, x.partition)
 	FROM @extschema@.bloom_summary_part x
-	WHERE x.summary_id = d.summary_id AND x.partition::oid <> ALL (leaves);
+	WHERE x.summary_id = d.summary_id AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(leaves) AS l(relid) WHERE l.relid = x.partition::oid);
 	DELETE FROM @extschema@.bloom_summary_part x
-	WHERE x.summary_id = d.summary_id AND x.partition::oid <> ALL (leaves);
+	WHERE x.summary_id = d.summary_id AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(leaves) AS l(relid) WHERE l.relid = x.partition::oid);
 	UPDATE @extschema@.bloom_summary_part x SET trusted = false
 	WHERE x.summary_id = d.summary_id AND x.trusted
 	  AND NOT @extschema@.bloom_summary_leaf_covered(d.summary_id, x.partition);
