@@ -280,6 +280,15 @@ BEGIN
 		               (SELECT string_agg(quote_literal(k), ', ' ORDER BY o)
 		                FROM unnest(d.key_columns) WITH ORDINALITY AS u(k, o)));
 	END IF;
+	-- one ALTER on the parent, which recurses to every partition: an ALTER
+	-- per leaf would reconcile the summary once per leaf (the event
+	-- trigger), quadratic in the number of partitions
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t
+	           WHERE t.tgname = tg AND t.tgenabled <> 'A'
+	             AND t.tgrelid IN (SELECT p.relid FROM pg_catalog.pg_partition_tree(d.parent) p)) THEN
+		EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', d.parent, tg);
+	END IF;
+	-- whatever the recursion did not reach
 	FOR rel IN
 		SELECT t.tgrelid::regclass FROM pg_catalog.pg_trigger t
 		WHERE t.tgname = tg AND t.tgenabled <> 'A'
