@@ -54,17 +54,7 @@ SELECT date '2025-01-01' + ((u::bigint * 7919 + j * 131) % 365)::int, u, 'p'
 FROM generate_series(1, $USERS) u, generate_series(0, u % 3) j;
 ANALYZE events;
 SELECT bloom_summary_create('events', 'user_id', 2000, 0.01) > 0 AS created;
-CREATE FUNCTION planning_ms(query text) RETURNS float8 LANGUAGE plpgsql AS \$\$
-DECLARE
-	line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (SUMMARY ON, COSTS OFF) ' || query LOOP
-		IF line LIKE 'Planning Time:%' THEN
-			RETURN substring(line from '([0-9.]+) ms')::float8;
-		END IF;
-	END LOOP;
-END
-\$\$;
+\i $HERE/planning_ms.sql
 CREATE TABLE samples (pruning boolean, ms float8);
 SQL
 done >/dev/null

@@ -126,18 +126,8 @@ BEGIN
 	RETURN n;
 END
 $$;
-CREATE FUNCTION planning_ms(query text) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (SUMMARY ON, COSTS OFF) ' || query LOOP
-		IF line LIKE 'Planning Time:%' THEN
-			RETURN substring(line FROM '([0-9.]+) ms')::float8;
-		END IF;
-	END LOOP;
-END
-$$;
 SQL
+psql_on bench -f "$HERE/planning_ms.sql" >/dev/null
 
 # The keys, their days, the times off/on (order alternating), the scans.
 RESULT=$(psql_on bench -At -F ' ' <<SQL

@@ -33,28 +33,11 @@ FROM generate_series(0, :parts - 1) i
 \gexec
 INSERT INTO e_many SELECT g / 10, g FROM generate_series(0, 10 * :parts - 1) g;
 ANALYZE e_many;
--- bloom_summary_create enables the summary's trigger on each partition,
--- and each ALTER fires the event trigger, whose reconcile compares every
--- part row with every leaf: cubic in the partitions (hours at 10,000).
--- The event trigger is off for the creation only; bloom_summary_create
--- reconciles once itself, so the catalog ends as the normal path leaves it.
-ALTER EVENT TRIGGER bloom_summary_ddl_end DISABLE;
 SELECT bloom_summary_create('e_many', 'user_id', 20, 0.01) IS NOT NULL AS summarised WHERE :parts > 0;
-ALTER EVENT TRIGGER bloom_summary_ddl_end ENABLE ALWAYS;
 SELECT count(*) AS parts, count(*) FILTER (WHERE trusted) AS trusted
 FROM bloom_summary_part WHERE partition::text LIKE 'e_many%';
 
-CREATE FUNCTION planning_ms(query text) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (SUMMARY ON, COSTS OFF) ' || query LOOP
-		IF line LIKE 'Planning Time:%' THEN
-			RETURN substring(line FROM '([0-9.]+) ms')::float8;
-		END IF;
-	END LOOP;
-END
-$$;
+\ir planning_ms.sql
 -- One statement per mode, so that each keeps its own cached generic plan,
 -- made under its own setting (a plan made with the pruning off asks
 -- nothing when run with it on).
