@@ -105,7 +105,7 @@ typedef struct JoinTable
 	AttrNumber	distattno;		/* the distribution column */
 	List	   *quals;			/* restrictions on this table alone */
 	double		fraction;		/* the share its restrictions keep, or NOT_MEASURED */
-	char	   *fromwhere;		/* from_where(), once measured */
+	char	   *fromwhere;		/* from_where(), once measured; in SPI's context */
 } JoinTable;
 
 /*
@@ -117,7 +117,8 @@ typedef struct JoinEdge
 	JoinTable  *t[2];
 	List	   *keys[2];
 	int			build;			/* the chosen build side (0 or 1), or -1 */
-	Datum		filter;
+	bool		built;			/* filter holds the build side's keys */
+	Datum		filter;			/* in the planner's context, not SPI's */
 } JoinEdge;
 
 /*
@@ -753,13 +754,20 @@ try_rewrite(Query *parse, ParamListInfo boundParams, Query **original)
 	{
 		JoinEdge   *e = lfirst(lc);
 
-		if (choose_build_side(e) && build_filter(e))
-			built = lappend(built, e);
+		e->built = choose_build_side(e) && build_filter(e);
 	}
 	SPI_finish();
+
+	/*
+	 * Only now the list of the edges built: whatever was allocated between
+	 * SPI_connect and SPI_finish (lists, the tables' fromwhere) was in
+	 * SPI's context and is gone.  The new nodes belong to the planner's.
+	 */
+	foreach(lc, edges)
+		if (((JoinEdge *) lfirst(lc))->built)
+			built = lappend(built, lfirst(lc));
 	if (built == NIL)
 		return false;
-	/* after SPI_finish: the new nodes belong to the planner's context */
 	*original = copyObject(parse);
 	foreach(lc, built)
 	{

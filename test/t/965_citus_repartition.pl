@@ -204,6 +204,32 @@ my @param = split /\n/, sql(qq{$repartition
 my @param_off = map { sql("$repartition $off SELECT count(*), sum(f.amount) FROM fact f JOIN dim_by_grp d ON f.cust = d.id WHERE d.grp = $_") }
 	(3, 4, 3, 4, 3, 4, 5);
 is_deeply(\@param, \@param_off, 'a parameter in the restriction: seven executions, the results without the rewrite');
+# The plan cache's modes: through the custom plans into its choice of a
+# generic one (the sixth execution on), and custom plans forced: eight
+# executions each, the results without the rewrite.  (The list of the
+# filters built was once read after the memory that held it was freed:
+# the sixth execution crashed the server.)  A generic plan has no value
+# for the restriction, so nothing is built: Citus's own error, with or
+# without the rewrite.
+my $eight = join(' ', map { "EXECUTE pm($_);" } (3, 4, 3, 4, 3, 4, 5, 4));
+for my $mode ('auto', 'force_custom_plan')
+{
+	my $prepare = qq{$repartition SET plan_cache_mode = $mode;
+		PREPARE pm(int) AS SELECT count(*), sum(f.amount) FROM fact f JOIN dim_by_grp d ON f.cust = d.id WHERE d.grp = \$1;};
+	my @on = split /\n/, sql("$prepare $eight");
+	my @plain = split /\n/, sql("$off $prepare $eight");
+	is(scalar(@on), 8, "plan_cache_mode $mode: eight results");
+	is_deeply(\@on, \@plain, "plan_cache_mode $mode: the results without the rewrite");
+}
+my @generic = map {
+	my ($ret, $stdout, $stderr) = $coordinator->psql('postgres', qq{$repartition $_ SET plan_cache_mode = force_generic_plan;
+		PREPARE pm(int) AS SELECT count(*), sum(f.amount) FROM fact f JOIN dim_by_grp d ON f.cust = d.id WHERE d.grp = \$1;
+		EXECUTE pm(3);});
+	$stderr =~ /(ERROR:.*)/ ? $1 : "no error ($ret): $stdout";
+} ('', $off);
+like($generic[0], qr/could not create distributed plan/, 'a generic plan: Citus refuses it');
+is($generic[0], $generic[1], 'a generic plan: the same error without the rewrite');
+
 # Planned and run under one snapshot when nothing happens in between: the
 # filter is built once.
 unlike(decisions('', 'SELECT count(*) FROM fact f JOIN dim_by_grp d ON f.cust = d.id WHERE d.grp = 3'),
