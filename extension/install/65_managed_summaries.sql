@@ -529,6 +529,7 @@ AS $$
 DECLARE
 	sid integer;
 	k name;
+	citus_table boolean;
 BEGIN
 	IF NOT @extschema@.bloom_summary_may_manage(parent) THEN
 		RAISE EXCEPTION 'must be owner of table %', parent
@@ -538,6 +539,18 @@ BEGIN
 		RAISE EXCEPTION '% is not a partitioned table', parent
 			USING ERRCODE = 'wrong_object_type',
 			      HINT = 'A managed summary keeps one filter per leaf partition of a partitioned table.';
+	END IF;
+	-- Citus keeps a distributed or reference table's rows in its shards:
+	-- the summary's trigger would not fire there, nor could a refresh on
+	-- this server see a shard's writers
+	IF pg_catalog.to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+		EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1)'
+			INTO citus_table USING parent;
+		IF citus_table THEN
+			RAISE EXCEPTION 'bloom summaries of Citus tables are not supported: % is a Citus table', parent
+				USING ERRCODE = 'feature_not_supported',
+				      HINT = 'A managed summary needs the rows of each partition on this server; Citus keeps them in shards on its nodes.';
+		END IF;
 	END IF;
 	IF cardinality(key_columns) IS NULL OR cardinality(key_columns) < 1 OR cardinality(key_columns) > 32 THEN
 		RAISE EXCEPTION 'a bloom summary has 1 to 32 key columns, not %', coalesce(cardinality(key_columns), 0)

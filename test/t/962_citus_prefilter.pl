@@ -106,4 +106,22 @@ is($stdout, '', 'worker stopped mid-query: no result');
 $workers[1]->start;
 is(sql(sprintf($slow, 0)), 't', 'the worker back: the query answers');
 
+# Managed summaries and Citus: a distributed partitioned table is refused
+# with a clear error (its rows are in the shards, where the summary's
+# trigger does not fire), and Citus itself refuses to distribute a table
+# that has a summary (it has a trigger).
+sql(q{CREATE TABLE ev (tenant int, trace bigint, day date) PARTITION BY RANGE (day);
+	CREATE TABLE ev_1 PARTITION OF ev FOR VALUES FROM ('2026-01-01') TO ('2026-01-02');
+	SELECT create_distributed_table('ev', 'tenant', shard_count => 4);
+	CREATE TABLE ev_local (LIKE ev) PARTITION BY RANGE (day);
+	CREATE TABLE ev_local_1 PARTITION OF ev_local FOR VALUES FROM ('2026-01-01') TO ('2026-01-02');});
+my ($ret, $out, $err) = $coordinator->psql('postgres', q{SELECT bloom_summary_create('ev', 'trace', 1000, 0.01)});
+like($err, qr/ERROR:  bloom summaries of Citus tables are not supported: ev is a Citus table/,
+	'a summary of a distributed table: refused, with the reason');
+is(sql(q{SELECT count(*) FROM bloom_summaries}), '0', 'a summary of a distributed table: nothing is left behind');
+sql(q{SELECT bloom_summary_create('ev_local', 'trace', 1000, 0.01)});
+($ret, $out, $err) = $coordinator->psql('postgres', q{SELECT create_distributed_table('ev_local', 'tenant')});
+like($err, qr/ERROR:  cannot distribute relation "ev_local" because it has triggers/,
+	'a summarised table: Citus refuses to distribute it');
+
 done_testing();
