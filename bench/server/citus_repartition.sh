@@ -29,10 +29,20 @@
 #   flock /tmp/bloomfilter-heavy.lock bash bench/server/citus_repartition.sh
 #   ROWS=1000000 DIM=100000 bash bench/server/citus_repartition.sh   # scaled down 10x
 #
+# CHAIN=1 measures a join of three tables instead, each distributed by its
+# own id: cust (DIM rows, grp = id % 100), orders (ROWS/4, 4 per customer)
+# and items (ROWS, 4 per order):
+#
+#   SELECT count(*), sum(i.amount) FROM cust c JOIN orders o ON o.cust = c.id
+#   JOIN items i ON i.order_id = o.id WHERE c.grp < PCT
+#
+# orders' map queries probe the filter of the selected customers; items'
+# probe the filter of the orders that pass it (built in a second round).
+#
 # Environment: PGBIN (default: the bindir of PG_CONFIG, else of pg_config in
 # PATH), PORT (coordinator; the workers take the next two; default 5561),
 # ROWS (default 10000000), DIM (default 1000000), RUNS (default 3), PAD
-# (default 0), KEYS (1 or 2, default 1).  Results: bench/results/citus-repartition-results.md.
+# (default 0), KEYS (1 or 2, default 1), CHAIN (0 or 1, default 0).  Results: bench/results/citus-repartition-results.md.
 set -euo pipefail
 
 ROWS=${ROWS:-10000000}
@@ -40,6 +50,7 @@ DIM=${DIM:-1000000}
 RUNS=${RUNS:-3}
 PAD=${PAD:-0}
 KEYS=${KEYS:-1}
+CHAIN=${CHAIN:-0}
 PORT=${PORT:-5561}
 PORTS=("$PORT" $((PORT + 1)) $((PORT + 2)))
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -61,23 +72,40 @@ coord -c "SELECT citus_set_coordinator_host('127.0.0.1', $PORT)" \
 	-c "SELECT citus_add_node('127.0.0.1', ${PORTS[1]})" -c "SELECT citus_add_node('127.0.0.1', ${PORTS[2]})" >/dev/null
 coord -c 'CREATE EXTENSION bloomfilter'
 
-echo "loading $ROWS rows into fact and $DIM into dim (32 shards each, 2 workers; PAD=$PAD) ..."
-start=$SECONDS
-if [ "$PAD" -gt 0 ]; then padcol=", pad text"; padval=", repeat('x', $PAD)"; else padcol=""; padval=""; fi
-coord -c "CREATE TABLE fact (id bigint, k int, amount int, r int $padcol)" \
-	-c "SELECT create_distributed_table('fact', 'id')" \
-	-c "CREATE TABLE dim (id int, sel int, name text, r int)" \
-	-c "SELECT create_distributed_table('dim', 'sel', colocate_with => 'none')" >/dev/null
-coord -c "INSERT INTO fact SELECT g, (g::bigint * 7919) % $DIM, g % 1000, g % 7 $padval FROM generate_series(1, $ROWS) g" \
-	-c "INSERT INTO dim SELECT g, g % 100, 'name ' || g, g % 7 FROM generate_series(0, $DIM - 1) g" \
-	-c 'VACUUM ANALYZE fact' -c 'VACUUM ANALYZE dim' >/dev/null
-echo "loaded in $((SECONDS - start)) s"
-
 SETTINGS="SET citus.enable_repartition_joins = on; SET max_parallel_workers_per_gather = 0;"
 OFF="SET bloomfilter.citus_repartition = off;"
+if [ "$CHAIN" = 1 ]; then
+	echo "loading $DIM customers, $((ROWS / 4)) orders, $ROWS items (32 shards each, 2 workers) ..."
+	start=$SECONDS
+	coord -c "CREATE TABLE cust (id int, grp int, name text)" -c "SELECT create_distributed_table('cust', 'id')" \
+		-c "CREATE TABLE orders (id bigint, cust int, amount int)" \
+		-c "SELECT create_distributed_table('orders', 'id', colocate_with => 'none')" \
+		-c "CREATE TABLE items (id bigint, order_id bigint, amount int)" \
+		-c "SELECT create_distributed_table('items', 'id', colocate_with => 'none')" >/dev/null
+	coord -c "INSERT INTO cust SELECT g, g % 100, 'c' || g FROM generate_series(0, $DIM - 1) g" \
+		-c "INSERT INTO orders SELECT g, (g::bigint * 7919) % $DIM, g % 100 FROM generate_series(1, $ROWS / 4) g" \
+		-c "INSERT INTO items SELECT g, (g::bigint * 104729) % ($ROWS / 4) + 1, g % 1000 FROM generate_series(1, $ROWS) g" \
+		-c 'VACUUM ANALYZE cust' -c 'VACUUM ANALYZE orders' -c 'VACUUM ANALYZE items' >/dev/null
+else
+	echo "loading $ROWS rows into fact and $DIM into dim (32 shards each, 2 workers; PAD=$PAD) ..."
+	start=$SECONDS
+	if [ "$PAD" -gt 0 ]; then padcol=", pad text"; padval=", repeat('x', $PAD)"; else padcol=""; padval=""; fi
+	coord -c "CREATE TABLE fact (id bigint, k int, amount int, r int $padcol)" \
+		-c "SELECT create_distributed_table('fact', 'id')" \
+		-c "CREATE TABLE dim (id int, sel int, name text, r int)" \
+		-c "SELECT create_distributed_table('dim', 'sel', colocate_with => 'none')" >/dev/null
+	coord -c "INSERT INTO fact SELECT g, (g::bigint * 7919) % $DIM, g % 1000, g % 7 $padval FROM generate_series(1, $ROWS) g" \
+		-c "INSERT INTO dim SELECT g, g % 100, 'name ' || g, g % 7 FROM generate_series(0, $DIM - 1) g" \
+		-c 'VACUUM ANALYZE fact' -c 'VACUUM ANALYZE dim' >/dev/null
+fi
+echo "loaded in $((SECONDS - start)) s"
+
 if [ "$PAD" -gt 0 ]; then extra=", max(f.pad)"; else extra=""; fi
 if [ "$KEYS" = 2 ]; then on="f.k = d.id AND f.r = d.r"; else on="f.k = d.id"; fi
 query() { echo "SELECT count(*), sum(f.amount) $extra FROM fact f JOIN dim d ON $on WHERE d.sel < $1"; }
+if [ "$CHAIN" = 1 ]; then
+	query() { echo "SELECT count(*), sum(i.amount) FROM cust c JOIN orders o ON o.cust = c.id JOIN items i ON i.order_id = o.id WHERE c.grp < $1"; }
+fi
 
 # run_ms SETTING SQL: the time of one run, in ms
 run_ms() {
@@ -141,7 +169,7 @@ for pct in 1 10 100; do
 done
 
 echo
-[ "$KEYS" = 2 ] && exit 0
+if [ "$KEYS" = 2 ] || [ "$CHAIN" = 1 ]; then exit 0; fi
 echo "what bounds the join (1%), best of $RUNS:"
 F="(SELECT bloom_agg(id) FROM dim WHERE sel < 1)"
 coord -c "CREATE TABLE filter_1pct AS SELECT bloom_agg(id) AS f FROM dim WHERE sel < 1" >/dev/null

@@ -26,7 +26,9 @@
  *	  joined on several equalities gets one filter of its key tuples
  *	  (bloom_tuple_hash, as the postgres_fdw rewrite's composite filter),
  *	  and a key may be an expression of one table's columns beside a
- *	  column equality.  Everything it cannot judge it leaves alone.
+ *	  column equality.  A side that a filter restricts may be the build
+ *	  side of its other pairs in turn (cust -> orders -> items).
+ *	  Everything it cannot judge it leaves alone.
  *
  *	  The constant must never outlive the execution it was computed for;
  *	  citus_repartition_plan.c marks the plans that carry one and plans
@@ -117,7 +119,7 @@ typedef struct JoinEdge
 	JoinTable  *t[2];
 	List	   *keys[2];
 	int			build;			/* the chosen build side (0 or 1), or -1 */
-	bool		built;			/* filter holds the build side's keys */
+	int			round;			/* the round its filter was built in, or 0 */
 	Datum		filter;			/* in the planner's context, not SPI's */
 } JoinEdge;
 
@@ -721,6 +723,66 @@ choose_build_side(JoinEdge *e)
 }
 
 /*
+ * The build side's filter restricts the probe side from now on: where the
+ * probe side is the build side of another pair, its filter holds only the
+ * keys of its rows that pass this one (cust -> orders -> items: the items
+ * of the selected customers' orders).  Each filter still holds the keys of
+ * every row that can join, since every row of the result passes every
+ * probe.  The probe is made in the planner's context (this runs inside
+ * SPI's) and the side's share is measured again.
+ */
+static void
+restrict_probe_side(JoinEdge *e, const ProbeFunctions *fns, MemoryContext planner_cxt)
+{
+	JoinTable  *probe = e->t[1 - e->build];
+	MemoryContext old = MemoryContextSwitchTo(planner_cxt);
+
+	probe->quals = lappend(probe->quals, probe_expr(e, fns));
+	MemoryContextSwitchTo(old);
+	probe->fraction = NOT_MEASURED;
+}
+
+/*
+ * Builds the filter of each pair that qualifies, in rounds: the first
+ * judges the pairs by the query's own restrictions, as a join of two
+ * tables is judged; the filters built in a round restrict their probe
+ * sides for the next, where a pair without a filter yet may qualify
+ * through them.  (So the first round chooses as it would without the
+ * rounds: a fact table that one dimension's filter restricts is not made
+ * the build side for another dimension's keys in the same round.)
+ * Each pair gets at most one filter; a round that builds none ends it.
+ */
+static void
+build_filters(List *edges, const ProbeFunctions *fns, MemoryContext planner_cxt)
+{
+	for (int round = 1;; round++)
+	{
+		bool		progress = false;
+		ListCell   *lc;
+
+		foreach(lc, edges)
+		{
+			JoinEdge   *e = lfirst(lc);
+
+			if (e->round == 0 && choose_build_side(e) && build_filter(e))
+			{
+				e->round = round;
+				progress = true;
+			}
+		}
+		if (!progress)
+			return;
+		foreach(lc, edges)
+		{
+			JoinEdge   *e = lfirst(lc);
+
+			if (e->round == round)
+				restrict_probe_side(e, fns, planner_cxt);
+		}
+	}
+}
+
+/*
  * Rewrites parse if it qualifies; true if a filter was added, and then
  * *original is a copy of the statement without it.  Each pair of joined
  * tables gets at most one filter, on the side Citus moves.
@@ -734,6 +796,7 @@ try_rewrite(Query *parse, ParamListInfo boundParams, Query **original)
 	List	   *edges;
 	List	   *built = NIL;
 	ProbeFunctions fns;
+	MemoryContext planner_cxt = CurrentMemoryContext;
 	ListCell   *lc;
 
 	if (!candidate_statement(parse) || !collect_tables(parse, tables, &ntables) ||
@@ -750,12 +813,7 @@ try_rewrite(Query *parse, ParamListInfo boundParams, Query **original)
 	assign_quals(conjuncts, boundParams, tables, ntables);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		return false;
-	foreach(lc, edges)
-	{
-		JoinEdge   *e = lfirst(lc);
-
-		e->built = choose_build_side(e) && build_filter(e);
-	}
+	build_filters(edges, &fns, planner_cxt);
 	SPI_finish();
 
 	/*
@@ -764,7 +822,7 @@ try_rewrite(Query *parse, ParamListInfo boundParams, Query **original)
 	 * SPI's context and is gone.  The new nodes belong to the planner's.
 	 */
 	foreach(lc, edges)
-		if (((JoinEdge *) lfirst(lc))->built)
+		if (((JoinEdge *) lfirst(lc))->round > 0)
 			built = lappend(built, lfirst(lc));
 	if (built == NIL)
 		return false;

@@ -132,10 +132,11 @@ my @rewritten = (
 	  "SELECT count(*), sum(f.amount) FROM fact f JOIN pairs p ON f.cust = p.id JOIN regions r ON f.region = r.id WHERE p.grp = 3 AND r.name = 'r3'",
 	  { fact => [ qr/${filter}cust\)/, qr/${filter}region\)/ ] },
 	  [ qr/fact\.cust probed with the keys of pairs/, qr/fact\.region probed with the keys of regions/ ] ],
+	# pairs, restricted by the filter of regions, builds the filter of fact
 	[ 'three tables in a chain, the middle one filtered', '',
 	  "SELECT count(*), sum(f.amount) FROM fact f JOIN pairs p ON f.cust = p.id JOIN regions r ON p.region = r.id WHERE r.name = 'r3'",
-	  { pairs => [ qr/${filter}region\)/ ] },
-	  [ qr/pairs\.region probed with the keys of regions/ ] ],
+	  { pairs => [ qr/${filter}region\)/ ], fact => [ qr/${filter}cust\)/ ] },
+	  [ qr/pairs\.region probed with the keys of regions/, qr/fact\.cust probed with the keys of pairs/ ] ],
 	[ 'three tables, one pair co-located (no filter there)', '',
 	  'SELECT count(*), sum(f.amount) FROM fact f JOIN fact_notes n ON f.id = n.id JOIN pairs p ON f.cust = p.id AND f.region = p.region WHERE p.grp = 3 AND n.flag < 50',
 	  { fact => [ qr/${filter}public\.bloom_tuple_hash\(f\.cust, f\.region\)\)/ ] },
