@@ -15,7 +15,10 @@
  *	  form, what tables, tuple queues and other servers see, is the
  *	  serialized state: one format, checked in full wherever it comes from
  *	  (text input, binary receive, a partial state to combine).  The text
- *	  form is the base64 of the flat form.
+ *	  form, which Citus moves between nodes (worker_partial_agg), is '~'
+ *	  and the seven-bit text of the flat form (core/text7.h: about 1.16
+ *	  characters a byte), or its base64 where that is shorter; input reads
+ *	  both.
  *
  *	  Each state type describes itself with an AggStateType; the functions
  *	  below do the rest the same way for all.  Include postgres.h first.
