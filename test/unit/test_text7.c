@@ -41,30 +41,32 @@ decodes_to(const char *text, const uint8_t *expect, size_t len)
 static void
 test_known(void)
 {
-	/* 0x80 = 1000 0000 -> groups 1000000 (0x40), 0 (padding) */
-	const uint8_t one[] = {0x80};
-	const uint8_t ff[] = {0xFF};
-	const uint8_t zeros[7] = {0};
-	char	   *t;
+	static const uint8_t zeros[7] = {0};
+	static const uint8_t one[] = {0x80};
+	static const uint8_t ff[] = {0xFF};
+	const struct
+	{
+		const uint8_t *bytes;
+		size_t		len;
+		const char *text;
+	}			cases[] = {
+		/* 1000000 (0x40), then a padding group of 0: a run of one */
+		{one, 1, "@\x7f\x01"},
+		/* 1111111 (127, escaped), then 1 and six padding bits */
+		{ff, 1, "\x7f\x7f@"},
+		/* 7 zero bytes: 8 zero groups, one run */
+		{zeros, 7, "\x7f\x08"},
+		{zeros, 0, ""},
+	};
 
-	t = encode(one, 1);
-	CHECK_STR(t, "@\x7f\x01");
-	CHECK(decodes_to(t, one, 1));
-	free(t);
-	/* 1111111 1(000000): a group of 127 is escaped */
-	t = encode(ff, 1);
-	CHECK_STR(t, "\x7f\x7f@");
-	CHECK(decodes_to(t, ff, 1));
-	free(t);
-	/* 7 zero bytes: 8 zero groups, one run */
-	t = encode(zeros, 7);
-	CHECK_STR(t, "\x7f\x08");
-	CHECK(decodes_to(t, zeros, 7));
-	free(t);
-	t = encode(zeros, 0);
-	CHECK_STR(t, "");
-	CHECK(decodes_to(t, zeros, 0));
-	free(t);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		char	   *t = encode(cases[i].bytes, cases[i].len);
+
+		CHECK_STR(t, cases[i].text);
+		CHECK(decodes_to(t, cases[i].bytes, cases[i].len));
+		free(t);
+	}
 }
 
 static void
