@@ -94,6 +94,27 @@ agg_state_arg(FunctionCallInfo fcinfo, int argno, const AggStateType *type,
 	return e->state;
 }
 
+void *
+agg_state_arg_plain(FunctionCallInfo fcinfo, int argno, const AggStateType *type,
+					bool *read)
+{
+	AggStateExpanded *e = expanded_of(PG_GETARG_DATUM(argno), type, false);
+
+	*read = e == NULL;
+	if (e != NULL)
+		return e->state;
+	/* no aggregate to register a cleanup with: the caller releases it */
+	return type->deserialize((bytea *) PG_DETOAST_DATUM(PG_GETARG_DATUM(argno)),
+							 CurrentMemoryContext, NULL);
+}
+
+void
+agg_state_plain_done(const AggStateType *type, void *state, bool read)
+{
+	if (read && type->release)
+		type->release(state);
+}
+
 AggStateExpanded *
 agg_state_for_update(FunctionCallInfo fcinfo, const AggStateType *type,
 					 MemoryContext aggcxt)

@@ -82,6 +82,16 @@ extern void *agg_state_arg(FunctionCallInfo fcinfo, int argno,
 						   const AggStateType *type, MemoryContext aggcxt);
 
 /*
+ * The state in argument argno (not NULL) for a function called outside an
+ * aggregate: ours in memory, or read from its flat form into the current
+ * memory context (*read true).  The caller, done with it, calls
+ * agg_state_plain_done, which releases what reading it made.
+ */
+extern void *agg_state_arg_plain(FunctionCallInfo fcinfo, int argno,
+								 const AggStateType *type, bool *read);
+extern void agg_state_plain_done(const AggStateType *type, void *state, bool read);
+
+/*
  * The transition state in argument 0 to change in place: our read-write
  * expanded object (the executor's transition value), or a new one read
  * from a flat argument; NULL when argument 0 is NULL (the caller makes
