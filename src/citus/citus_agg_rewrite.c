@@ -29,6 +29,11 @@
  *	  calls (bloom_agg_hashed_empty, multibloom_agg_hashed_empty), so a plan
  *	  does not carry a filter-sized constant.
  *
+ *	  On a statement that reads a Citus table each twin is then written as
+ *	  its binary route (citus_agg_transfer.c): the same twin run as
+ *	  bloomfilter_citus.hll_add_agg, whose state Citus fetches in binary,
+ *	  under the result function that finishes the combined state.
+ *
  *	  Cost to the statements it leaves alone: a walk of the query levels'
  *	  flags (hasAggs), and for statements with aggregates one walk of the
  *	  tree comparing aggregate OIDs cached per backend.

@@ -22,13 +22,18 @@
 #include "postgres.h"
 
 #include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
-#include "parser/parse_func.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 #include "pg_compat.h"
 #include "citus/citus_agg_transfer.h"
@@ -55,20 +60,40 @@ citus_binary_states_enabled(void)
 	return binary_states;
 }
 
-/* bloomfilter_citus.hll_add_agg(argtypes) if it is the extension's. */
+/*
+ * bloomfilter_citus.hll_add_agg(argtypes) if it is the extension's; looked
+ * up in the catalog, so that a user without USAGE on the schema gets no
+ * error here (transfer_call declines the route for that user).
+ */
 static Oid
 shard_aggregate(int nargs, const Oid *argtypes)
 {
 	Oid			ext = get_extension_oid("bloomfilter", true);
+	Oid			schema = get_namespace_oid(TRANSFER_SCHEMA, true);
 	Oid			fn;
 
-	if (!OidIsValid(ext))
+	if (!OidIsValid(ext) || !OidIsValid(schema))
 		return InvalidOid;
-	fn = LookupFuncName(list_make2(makeString(TRANSFER_SCHEMA), makeString("hll_add_agg")),
-						nargs, argtypes, true);
+	fn = GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid,
+						 CStringGetDatum("hll_add_agg"),
+						 PointerGetDatum(buildoidvector(argtypes, nargs)),
+						 ObjectIdGetDatum(schema));
 	if (!OidIsValid(fn) || getExtensionOfObject(ProcedureRelationId, fn) != ext)
 		return InvalidOid;
 	return fn;
+}
+
+/* The shards find the aggregate by its qualified name: USAGE on its schema. */
+static bool
+may_use_schema(Oid fn)
+{
+	Oid			schema = get_func_namespace(fn);
+
+#if COMPAT_HAVE_OBJECT_ACLCHECK
+	return object_aclcheck(NamespaceRelationId, schema, GetUserId(), ACL_USAGE) == ACLCHECK_OK;
+#else
+	return pg_namespace_aclcheck(schema, GetUserId(), ACL_USAGE) == ACLCHECK_OK;
+#endif
 }
 
 bool
@@ -94,7 +119,8 @@ transfer_call(const TransferObjects *objects, const Aggref *twin, bool multi, bo
 	Aggref	   *shard = copyObject((Aggref *) twin);
 	List	   *args;
 
-	if (!may_execute(objects->shard_agg) || !may_execute(objects->result))
+	if (!may_execute(objects->shard_agg) || !may_execute(objects->result) ||
+		!may_use_schema(objects->shard_agg))
 		return NULL;
 	shard->aggfnoid = objects->shard_agg;
 	shard->aggtype = objects->state_type;

@@ -146,6 +146,23 @@ my $by_day = q{SELECT md5(string_agg(day || ':' || md5(f::bytea) || ':' || md5(m
 is(sql(sprintf($by_day, 'orders')), sql(sprintf($by_day, 'orders_local')),
 	'grouped by another column: the single-server filters');
 
+# A user without USAGE on the schema bloomfilter_citus (where the shards
+# would name the route's aggregate) gets the text route, and the same bytes.
+sql(q{
+	CREATE ROLE plain_reader LOGIN;
+	GRANT SELECT ON orders TO plain_reader;
+	REVOKE USAGE ON SCHEMA bloomfilter_citus FROM PUBLIC;
+});
+my $as_reader = 'SET ROLE plain_reader;';
+is(scalar(grep { /^SELECT (pg_catalog\.)?worker_partial_agg\('public\.bloom_agg_hashed\(/ }
+		task_queries($coordinator, 'SELECT bloom_agg(customer_id, 10000, 0.01) FROM orders', $as_reader)),
+	32, 'without USAGE on bloomfilter_citus: the text route (worker_partial_agg)');
+is($coordinator->safe_psql('postgres',
+		"$as_reader SELECT md5(bloom_agg(customer_id, 10000, 0.01)::bytea) FROM orders"),
+	sql('SELECT md5(bloom_agg(customer_id, 10000, 0.01)::bytea) FROM orders_local'),
+	'without USAGE on bloomfilter_citus: the single-server bytes');
+sql('GRANT USAGE ON SCHEMA bloomfilter_citus TO PUBLIC');
+
 # ---- what travels: each shard's state, in binary ----
 
 # On a distributed table the rewrite runs each twin as
