@@ -291,6 +291,33 @@ for my $form (@layout_forms)
 	}
 }
 
+# Random statements over dense: the binary route (counted where it fired),
+# the text route and one server give the same bytes.
+my $seed = $ENV{CITUS_AGG_SEED} // int(rand(1 << 30));
+srand($seed);
+note("random statements: seed $seed (CITUS_AGG_SEED repeats them)");
+my ($fired, $statements) = (0, 40);
+for my $i (1 .. $statements)
+{
+	my $cap = 1 + int(rand(5000));
+	my $fpp = (0.1, 0.01, 0.001)[ int(rand(3)) ];
+	my $layout = ('classic', 'blocked', 'matrix')[ int(rand(3)) ];
+	my $expr = (
+		"bloom_agg(k, $cap, $fpp, '$layout')", 'bloom_agg(k)', 'bloom_agg(a * 1000 + k)',
+		"multibloom_agg_fixed($cap, $fpp, k, a)", 'multibloom_agg(k, a)')[ int(rand(5)) ];
+	my $mod = 1 + int(rand(50));
+	my $where = "k % $mod = " . int(rand($mod)) . (rand() < 0.2 ? ' AND false' : '');
+	my $group = rand() < 0.3 ? ' GROUP BY a ORDER BY a' : '';
+	my $q = "SELECT string_agg(coalesce(md5(x::bytea), 'null'), ',') FROM (SELECT $expr AS x FROM %s WHERE $where$group) s";
+	my $local = sql(sprintf($q, 'dense_local'));
+	$fired++ if $coordinator->safe_psql('postgres', sprintf("EXPLAIN (VERBOSE, COSTS OFF) $q", 'dense'))
+	  =~ /bloomfilter_citus\.hll_add_agg/;
+	is(sql(sprintf($q, 'dense')), $local, "random $i ($expr WHERE $where$group): the single-server bytes");
+	is($coordinator->safe_psql('postgres', $text_route . sprintf($q, 'dense')), $local,
+		"random $i, binary route off: the single-server bytes");
+}
+is($fired, $statements, "the binary route fired in every random statement ($fired of $statements)");
+
 # ---- per-day summaries: bloom_union_agg and friends run per shard ----
 
 # One filter per (bucket, day), distributed by bucket, and the same on one server.
