@@ -40,8 +40,11 @@ SELECT union_of_states(s::text::bloom_setop_state) = (SELECT bloom_union_agg(a) 
 FROM (SELECT union_state(a) AS s FROM st_days GROUP BY d % 2) x;
 SELECT intersect_of_states(s::text::bloom_setop_state) = (SELECT bloom_intersect_agg(f) FROM st_days WHERE d < 4) AS intersection
 FROM (SELECT intersect_state(f) AS s FROM st_days WHERE d < 4 GROUP BY d % 2) x;
--- binary send gives the bytes the text form encodes
-SELECT replace(encode(bloom_setop_state_send(s), 'base64'), E'\n', '') = s::text AS send_is_text
+-- binary send gives the bytes the text form encodes: the text is '~' and
+-- their seven-bit form (no longer than base64, which input still reads)
+SELECT replace(encode(bloom_setop_state_send(s), 'base64'), E'\n', '')::bloom_setop_state::text = s::text AS send_is_text,
+       left(s::text, 1) AS mark,
+       octet_length(s::text) <= octet_length(replace(encode(bloom_setop_state_send(s), 'base64'), E'\n', '')) AS no_longer_than_base64
 FROM (SELECT union_state(a) AS s FROM st_days) x;
 -- a state stored in a table reads back
 CREATE TEMP TABLE st_stored AS SELECT d % 2 AS half, union_state(a) AS s FROM st_days GROUP BY 1;
@@ -69,6 +72,9 @@ SELECT encode('\x550100000000000000000000000000000000000000', 'base64')::bloom_s
 SELECT encode('\x55010000ffffffffffffff7f0000000000000000', 'base64')::bloom_setop_state;  -- bits longer than the state
 SELECT encode('\x49000000000000000000000000000000000000000000000000000000', 'base64')::bloom_setop_state; -- trailing bytes
 SELECT length(encode('\x4900000000000000000000000000000000000000', 'base64')::bloom_setop_state::text) AS empty_intersection_state;
+SELECT E'~I\x7f\x7f'::bloom_setop_state;  -- seven-bit text: a group of 127 where padding belongs
+SELECT E'~$\x7f'::bloom_setop_state;      -- a dangling escape
+SELECT '~'::bloom_setop_state;            -- no bytes
 -- a real state cut short, and with a byte of a filter changed
 SELECT replace(encode(substr(bloom_setop_state_send(s), 1, octet_length(bloom_setop_state_send(s)) - 8), 'base64'), E'\n', '')::bloom_setop_state
 FROM (SELECT union_state(f) AS s FROM st_days) x;

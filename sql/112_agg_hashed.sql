@@ -183,8 +183,9 @@ FROM hv GROUP BY grp;
 SELECT count(*) FILTER (WHERE s::text::bloom_agg_state::text = s::text AND fs::text::bloom_agg_state::text = fs::text
                          AND ms::text::multibloom_agg_state::text = ms::text
                          AND mfs::text::multibloom_agg_state::text = mfs::text) AS text_round_trip,
-       count(*) FILTER (WHERE replace(encode(bloom_agg_state_send(s), 'base64'), E'\n', '') = s::text
-                         AND replace(encode(multibloom_agg_state_send(ms), 'base64'), E'\n', '') = ms::text) AS send_is_text
+       count(*) FILTER (WHERE replace(encode(bloom_agg_state_send(s), 'base64'), E'\n', '')::bloom_agg_state::text = s::text
+                         AND replace(encode(multibloom_agg_state_send(ms), 'base64'), E'\n', '')::multibloom_agg_state::text = ms::text
+                         AND left(s::text, 1) = '~' AND left(ms::text, 1) = '~') AS send_is_text
 FROM hv_states;
 SELECT pg_temp.same(filter_of_states(s::text::bloom_agg_state), (SELECT a FROM hv_serial)) AS datasized,
        pg_temp.same(fixed_filter_of_states(fs), (SELECT f FROM hv_serial)) AS fixed,

@@ -12,9 +12,14 @@ CREATE SCHEMA bf;
 CREATE EXTENSION bloomfilter SCHEMA bf;
 SELECT n.nspname AS extension_schema
 FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'bloomfilter';
--- every object with a schema is in bf (casts and event triggers have none)
+-- every object with a schema is in bf (casts and event triggers have none),
+-- but the aggregates Citus splits by their names, in a schema of their own
+-- (bloomfilter_citus) where no other extension's functions of those names are
 SELECT count(*) > 100 AS many_objects,
-       count(*) FILTER (WHERE r.schema IS DISTINCT FROM 'bf' AND r.type NOT IN ('cast', 'event trigger')) AS outside_bf
+       count(*) FILTER (WHERE r.schema IS DISTINCT FROM 'bf' AND r.type NOT IN ('cast', 'event trigger')
+                          AND coalesce(r.schema, r.identity) <> 'bloomfilter_citus') AS outside_bf,
+       string_agg(r.identity, E'\n' ORDER BY r.identity)
+         FILTER (WHERE coalesce(r.schema, r.identity) = 'bloomfilter_citus') AS citus_route
 FROM pg_depend d, LATERAL pg_identify_object(d.classid, d.objid, 0) r
 WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'bloomfilter');

@@ -5,8 +5,9 @@
 #   1. a filter of the whole table: bloom_agg(customer_id, CAP, 0.01) with
 #      the rewrite off (Citus gathers every shard's rows to the coordinator)
 #      against the default, where each shard builds a partial filter
-#      (worker_partial_agg of the hashed twin) and the coordinator combines
-#      them; against run_command_on_shards + bloom_union_agg by hand, and the
+#      (the hashed twin, whose state Citus fetches in binary, or with
+#      bloomfilter.citus_binary_states off through worker_partial_agg as
+#      text) and the coordinator combines them; against run_command_on_shards + bloom_union_agg by hand, and the
 #      roll-up of per-shard summaries stored in a distributed table; then
 #      the other forms (data-sized, blocked, multibloom) off against on;
 #   2. the semijoin of orders with a local dimension table filtered to 1% and
@@ -16,6 +17,10 @@
 #      against the 1.1 internal state, whose C functions remain;
 #   4. local speed of bloom_agg against its hashed twin (what each shard
 #      runs), both against count(*).
+# The partial states travel in binary (bloomfilter_citus.hll_add_agg, which
+# Citus splits by that name), or as their type's text output through
+# worker_partial_agg (a cstring): the seven-bit text form, about 8/7 of a
+# state's bytes (base64's 4/3 before it).
 # Bytes are the kernel's counters of the coordinator's connections to the
 # workers (ss: bytes the workers sent, bytes they received), over one cached
 # connection per worker (citus.max_adaptive_executor_pool_size = 1), so no
@@ -110,25 +115,30 @@ OFF="SET bloomfilter.distributed_aggregates = off;"
 SETTINGS="$BASE_SETTINGS $OFF"
 measure "row gather (rewrite off)" "$Q_AGG"; G_MS=$LAST_MS; G_B=$LAST_BYTES
 SETTINGS=$BASE_SETTINGS
-measure "per shard: worker_partial_agg (default)" "$Q_AGG"; P_MS=$LAST_MS; P_B=$LAST_BYTES
+measure "per shard: binary states (default)" "$Q_AGG"; P_MS=$LAST_MS; P_B=$LAST_BYTES
+TEXT="SET bloomfilter.citus_binary_states = off;"
+SETTINGS="$BASE_SETTINGS $TEXT"
+measure "per shard: text states (worker_partial_agg)" "$Q_AGG"; T_MS=$LAST_MS; T_B=$LAST_BYTES
+SETTINGS=$BASE_SETTINGS
 # run_command_on_shards opens connections of its own, closed before the
 # counters can see them: its bytes are the results it receives (text).
 measure "per shard: run_command_on_shards + union" "$Q_SHARDS"; S_MS=$LAST_MS
 S_B=$(coord -c "SELECT sum(octet_length(result)) FROM run_command_on_shards('orders',
 	\$\$SELECT bloom_agg(customer_id, $CAP, 0.01) FROM %s\$\$)")
 echo "  (run_command_on_shards: the workers sent $S_B bytes of filters as text, not counted above)"
-same=$( { coord -c "$OFF $Q_AGG"; coord -c "$Q_AGG"; coord -c "$Q_SHARDS"; } | sort -u | wc -l)
-[ "$same" = 1 ] && echo "  (all three give the same filter, byte for byte)" || echo "  (THE FILTERS DIFFER)"
+same=$( { coord -c "$OFF $Q_AGG"; coord -c "$Q_AGG"; coord -c "$TEXT $Q_AGG"; coord -c "$Q_SHARDS"; } | sort -u | wc -l)
+[ "$same" = 1 ] && echo "  (all four give the same filter, byte for byte)" || echo "  (THE FILTERS DIFFER)"
 coord -c 'CREATE TABLE shard_filters (bucket int, f bloom)' \
 	-c "SELECT create_distributed_table('shard_filters', 'bucket', colocate_with => 'none')" >/dev/null
 coord -c "INSERT INTO shard_filters SELECT shardid, result::bloom FROM run_command_on_shards('orders',
 	\$\$SELECT bloom_agg(customer_id, $CAP, 0.01) FROM %s\$\$)" >/dev/null
 measure "roll-up of 32 stored per-shard filters" "SELECT md5(bloom_union_agg(f)::bytea) FROM shard_filters"
 FILTER_BYTES=$(coord -c "SELECT octet_length(bloom_empty($CAP, 0.01)::bytea)")
-awk -v g="$G_MS" -v p="$P_MS" -v s="$S_MS" -v gb="$G_B" -v pb="$P_B" -v sb="$S_B" -v fb="$FILTER_BYTES" \
-	'BEGIN { printf "  worker_partial_agg against row gather: %.1fx faster, %.1fx fewer bytes\n", g / p, gb / pb
+awk -v g="$G_MS" -v p="$P_MS" -v s="$S_MS" -v gb="$G_B" -v pb="$P_B" -v tb="$T_B" -v fb="$FILTER_BYTES" \
+	'BEGIN { printf "  per shard (binary) against row gather: %.1fx faster, %.1fx fewer bytes\n", g / p, gb / pb
 	         printf "  run_command_on_shards against row gather: %.1fx faster\n", g / s
-	         printf "  bytes moved by worker_partial_agg: %d = %.2f x (32 shards x %d filter bytes)\n", pb, pb / (32 * fb), fb }'
+	         printf "  bytes moved per shard, binary states: %d = %.3f x (32 shards x %d filter bytes)\n", pb, pb / (32 * fb), fb
+	         printf "  bytes moved per shard, text states: %d = %.3f x (32 shards x %d filter bytes)\n", tb, tb / (32 * fb), fb }'
 
 echo
 echo "1b. the other forms: rewrite off (row gather) against on (per shard)"
@@ -143,6 +153,15 @@ for expr in "bloom_agg(customer_id)" "bloom_agg(customer_id, $CAP, 0.01, 'blocke
 	[ "$(coord -c "$OFF $q")" = "$(coord -c "$q")" ] && eq="the same bytes" || eq="DIFFERENT BYTES"
 	awk -v o="$O_MS" -v n="$LAST_MS" -v ob="$O_B" -v nb="$LAST_BYTES" -v eq="$eq" \
 		'BEGIN { printf "  on against off: %.1fx faster, %.1fx fewer bytes, %s\n", o / n, ob / nb, eq }'
+	N_B=$LAST_BYTES
+	SETTINGS="$BASE_SETTINGS $TEXT"
+	measure "$expr, on, text states" "$q"
+	SETTINGS=$BASE_SETTINGS
+	# what the shards sent against 32 of the result's filters (a data-sized
+	# form's states are its distinct hashes, not a filter)
+	fb=$(coord -c "SELECT octet_length(($expr)::bytea) FROM orders")
+	awk -v nb="$N_B" -v tb="$LAST_BYTES" -v fb="$fb" \
+		'BEGIN { printf "  bytes moved on: binary %d = %.3f x, text %d = %.3f x (32 shards x %d result bytes)\n", nb, nb / (32 * fb), tb, tb / (32 * fb), fb }'
 done
 
 echo

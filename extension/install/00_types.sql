@@ -92,9 +92,9 @@ COMMENT ON FUNCTION @extschema@.multibloom_from_bytea(bytea) IS
 
 -- A type of its own, not internal, so that the aggregates can run where
 -- the data lives: Citus computes a partial state per shard and combines
--- them on the coordinator (doc/aggregates.md).  Its text form is the
--- base64 of its binary form, the serialized state; both are checked in
--- full on input.
+-- them on the coordinator (doc/aggregates.md).  Its text form is '~' and
+-- the seven-bit form of its binary form, the serialized state (its base64
+-- is read too); both are checked in full on input.
 CREATE TYPE @extschema@.bloom_setop_state;
 
 CREATE FUNCTION @extschema@.bloom_setop_state_in(cstring) RETURNS @extschema@.bloom_setop_state
@@ -124,8 +124,8 @@ COMMENT ON TYPE @extschema@.bloom_setop_state IS
 -- its fixed-shape forms), types of their own so that Citus can run them
 -- per shard and combine the partial states on the coordinator.  Their
 -- binary form is a transport form between nodes, not for storage
--- (doc/format.md); the text form is its base64.  Both are checked in full
--- on input.
+-- (doc/format.md); the text form is '~' and its seven-bit form (its base64
+-- is read too).  Both are checked in full on input.
 CREATE TYPE @extschema@.bloom_agg_state;
 
 CREATE FUNCTION @extschema@.bloom_agg_state_in(cstring) RETURNS @extschema@.bloom_agg_state

@@ -8,6 +8,8 @@
 #include "utils/memutils.h"
 
 #include "aggregates/agg_state.h"
+#include "core/base64.h"
+#include "core/text7.h"
 #include "types/bloomfilter.h"
 
 static Size
@@ -92,6 +94,27 @@ agg_state_arg(FunctionCallInfo fcinfo, int argno, const AggStateType *type,
 	return e->state;
 }
 
+void *
+agg_state_arg_plain(FunctionCallInfo fcinfo, int argno, const AggStateType *type,
+					bool *read)
+{
+	AggStateExpanded *e = expanded_of(PG_GETARG_DATUM(argno), type, false);
+
+	*read = e == NULL;
+	if (e != NULL)
+		return e->state;
+	/* no aggregate to register a cleanup with: the caller releases it */
+	return type->deserialize((bytea *) PG_DETOAST_DATUM(PG_GETARG_DATUM(argno)),
+							 CurrentMemoryContext, NULL);
+}
+
+void
+agg_state_plain_done(const AggStateType *type, void *state, bool read)
+{
+	if (read && type->release)
+		type->release(state);
+}
+
 AggStateExpanded *
 agg_state_for_update(FunctionCallInfo fcinfo, const AggStateType *type,
 					 MemoryContext aggcxt)
@@ -145,25 +168,63 @@ checked_flat(const uint8 *bytes, size_t len, const AggStateType *type)
 	return b;
 }
 
+/*
+ * The text form: TEXT7_MARK and the seven-bit text of the flat form
+ * (core/text7.h), the denser text Citus moves between nodes, unless the
+ * base64 of the flat form (the text form of 1.2's first states, still
+ * read) is shorter, which random bits never make it.
+ */
+#define TEXT7_MARK '~'
+
 bytea *
 agg_state_text_in(const char *str, const AggStateType *type)
 {
-	size_t		nbytes;
-	uint8	   *bytes = text_form_decode(str, &nbytes, type->typname, NULL);
+	size_t		len = strlen(str);
+	uint64		nbytes;
+	char		errbuf[BLOOM_ERRBUF_SIZE];
+	bytea	   *flat;
+	uint8	   *bytes;
 
-	return checked_flat(bytes, nbytes, type);
+	if (str[0] != TEXT7_MARK)
+	{
+		bytes = text_form_decode(str, &len, type->typname, NULL);
+		return checked_flat(bytes, len, type);
+	}
+	if (!bf_text7_decoded_len(str + 1, len - 1, &nbytes, errbuf))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+				 errmsg("invalid input syntax for type %s: %s", type->typname, errbuf)));
+	/* checked before allocating: a short text of zero runs is long in bytes */
+	if (nbytes > MaxAllocSize - VARHDRSZ)
+		agg_state_corrupted(type, "too long");
+	bytes = palloc(nbytes + 1);
+	bf_text7_decode(str + 1, len - 1, bytes);
+	flat = checked_flat(bytes, nbytes, type);
+	pfree(bytes);
+	return flat;
 }
 
 char *
 agg_state_text_out(const bytea *flat, const AggStateType *type)
 {
+	const uint8 *bytes = (const uint8 *) VARDATA_ANY(flat);
 	size_t		len = VARSIZE_ANY_EXHDR(flat);
+	uint64		dense = bf_text7_encoded_len(bytes, len);
+	char	   *out;
 
-	if (!text_form_fits(len))
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s of %zu bytes is too large for its text form", type->typname, len)));
-	return text_form_encode((const uint8 *) VARDATA_ANY(flat), len);
+	if (dense + 2 > MaxAllocSize || dense >= bf_base64_encoded_len(len))
+	{
+		if (!text_form_fits(len))
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("%s of %zu bytes is too large for its text form", type->typname, len)));
+		return text_form_encode(bytes, len);
+	}
+	out = palloc(dense + 2);
+	out[0] = TEXT7_MARK;
+	bf_text7_encode(bytes, len, out + 1);
+	out[dense + 1] = '\0';
+	return out;
 }
 
 bytea *

@@ -15,7 +15,10 @@
  *	  form, what tables, tuple queues and other servers see, is the
  *	  serialized state: one format, checked in full wherever it comes from
  *	  (text input, binary receive, a partial state to combine).  The text
- *	  form is the base64 of the flat form.
+ *	  form, which Citus moves between nodes (worker_partial_agg), is '~'
+ *	  and the seven-bit text of the flat form (core/text7.h: about 1.16
+ *	  characters a byte), or its base64 where that is shorter; input reads
+ *	  both.
  *
  *	  Each state type describes itself with an AggStateType; the functions
  *	  below do the rest the same way for all.  Include postgres.h first.
@@ -77,6 +80,16 @@ extern void *agg_state_read(FunctionCallInfo fcinfo, int argno,
  */
 extern void *agg_state_arg(FunctionCallInfo fcinfo, int argno,
 						   const AggStateType *type, MemoryContext aggcxt);
+
+/*
+ * The state in argument argno (not NULL) for a function called outside an
+ * aggregate: ours in memory, or read from its flat form into the current
+ * memory context (*read true).  The caller, done with it, calls
+ * agg_state_plain_done, which releases what reading it made.
+ */
+extern void *agg_state_arg_plain(FunctionCallInfo fcinfo, int argno,
+								 const AggStateType *type, bool *read);
+extern void agg_state_plain_done(const AggStateType *type, void *state, bool read);
 
 /*
  * The transition state in argument 0 to change in place: our read-write

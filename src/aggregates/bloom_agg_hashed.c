@@ -15,6 +15,7 @@ PG_FUNCTION_INFO_V1(bloom_agg_hashed_fixed_trans);
 PG_FUNCTION_INFO_V1(bloom_agg_state_combine);
 PG_FUNCTION_INFO_V1(bloom_agg_hashed_final);
 PG_FUNCTION_INFO_V1(bloom_agg_hashed_fixed_final);
+PG_FUNCTION_INFO_V1(bloom_agg_state_result);
 
 /* ---------------------------------------------------------------------
  * bloom_agg_hashed: bloom_agg over the values' 64-bit hashes
@@ -198,6 +199,36 @@ bloom_agg_hashed_fixed_final(PG_FUNCTION_ARGS)
 	f = bloom_agg_fixed_result(fcinfo, check_form(state, true), state == NULL && agg_call_is_own(fcinfo));
 	if (f == NULL)
 		PG_RETURN_NULL();
+	PG_RETURN_BLOOM(f);
+}
+
+/*
+ * bloom_agg_state_result(state, datasized): the filter of a combined state,
+ * outside an aggregate: what the final function of its form gives (a state
+ * of the other form is an ERROR).  A NULL state (no rows) gives the empty
+ * data-sized filter if datasized, else NULL.  The Citus rewrite's binary
+ * route (citus/citus_agg_transfer.c) combines the shards' states with an
+ * aggregate that returns the state and calls this on it.
+ */
+Datum
+bloom_agg_state_result(PG_FUNCTION_ARGS)
+{
+	bool		datasized = !PG_ARGISNULL(1) && PG_GETARG_BOOL(1);
+	bool		read = false;
+	BloomAggState *state = NULL;
+	BloomFilter *f;
+
+	if (!PG_ARGISNULL(0))
+		state = check_form(agg_state_arg_plain(fcinfo, 0, &bloom_agg_state_type, &read),
+						   !datasized);
+	else if (!datasized)
+		PG_RETURN_NULL();
+	if (datasized)
+		f = bloom_agg_datasized_result(state);
+	else
+		f = bloom_agg_fixed_result(fcinfo, state, false);
+	if (state != NULL)
+		agg_state_plain_done(&bloom_agg_state_type, state, read);
 	PG_RETURN_BLOOM(f);
 }
 

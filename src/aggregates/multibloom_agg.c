@@ -32,6 +32,7 @@ PG_FUNCTION_INFO_V1(multibloom_agg_state_combine);
 PG_FUNCTION_INFO_V1(multibloom_agg_hashed_final);
 PG_FUNCTION_INFO_V1(multibloom_agg_hashed_empty_datasized);
 PG_FUNCTION_INFO_V1(multibloom_agg_fixed_hashed_final);
+PG_FUNCTION_INFO_V1(multibloom_agg_state_result);
 
 /*
  * Number of values per row of the aggregate call (after first_value_argno
@@ -907,6 +908,22 @@ multibloom_agg_fixed_hashed_final(PG_FUNCTION_ARGS)
 	if (check_form(state, true) != NULL)
 		PG_RETURN_POINTER(filter_copy(state->fixed->mb));
 	return filter_or_null(fcinfo, fixed_without_rows(fcinfo, hashed_call_width(fcinfo, 2)));
+}
+
+/* multibloom_agg_state_result(state): as bloom_agg_state_result. */
+Datum
+multibloom_agg_state_result(PG_FUNCTION_ARGS)
+{
+	bool		read;
+	HashedState *state = agg_state_arg_plain(fcinfo, 0, &multibloom_agg_state_type, &read);
+	MultiBloom *mb;
+
+	if (state->fixed != NULL)
+		mb = filter_copy(state->fixed->mb);
+	else
+		mb = datasized_result(state->datasized);
+	agg_state_plain_done(&multibloom_agg_state_type, state, read);
+	PG_RETURN_POINTER(mb);
 }
 
 AGG_STATE_IO_FUNCTIONS(multibloom_agg_state, multibloom_agg_state_type);

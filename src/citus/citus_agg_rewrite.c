@@ -29,6 +29,11 @@
  *	  calls (bloom_agg_hashed_empty, multibloom_agg_hashed_empty), so a plan
  *	  does not carry a filter-sized constant.
  *
+ *	  On a statement that reads a Citus table each twin is then written as
+ *	  its binary route (citus_agg_transfer.c): the same twin run as
+ *	  bloomfilter_citus.hll_add_agg, whose state Citus fetches in binary,
+ *	  under the result function that finishes the combined state.
+ *
  *	  Cost to the statements it leaves alone: a walk of the query levels'
  *	  flags (hasAggs), and for statements with aggregates one walk of the
  *	  tree comparing aggregate OIDs cached per backend.
@@ -62,6 +67,7 @@
 #include "core/filter.h"
 #include "core/multibloom.h"
 #include "citus/citus_agg_rewrite.h"
+#include "citus/citus_agg_transfer.h"
 #include "helpers/extension_objects.h"
 
 /* ---------------------------------------------------------------------
@@ -152,6 +158,9 @@ typedef struct AggObjects
 	Oid			bloom_empty_layout; /* bloom_agg_hashed_empty(bigint, float8, text) */
 	Oid			multibloom_empty;	/* multibloom_agg_hashed_empty(integer, bigint, float8) */
 	Oid			multibloom_empty_datasized; /* multibloom_agg_hashed_empty(integer) */
+	/* the binary route of each twin (citus_agg_transfer.c), if transfer_ok */
+	TransferObjects transfer[NUM_FORMS];
+	bool		transfer_ok;
 } AggObjects;
 
 static AggObjects resolved_objects;
@@ -176,6 +185,10 @@ lookup_objects(AggObjects *out)
 		if (!OidIsValid(out->poly[i]) || !OidIsValid(out->twin[i]))
 			return false;
 	}
+	out->transfer_ok = true;
+	for (int i = 0; i < NUM_FORMS; i++)
+		out->transfer_ok &= transfer_objects_lookup(forms[i].nargs, forms[i].twin_argtypes,
+													forms[i].multi, &out->transfer[i]);
 	out->value_hash = extension_function("bloom_hash", 2, value_hash_args);
 	out->bloom_empty = extension_function("bloom_agg_hashed_empty", 2, empty_args);
 	out->bloom_empty_layout = extension_function("bloom_agg_hashed_empty", 3, empty_args);
@@ -341,6 +354,7 @@ typedef struct RewriteContext
 	ParamListInfo boundParams;
 	List	   *levels;			/* the Query of each level, innermost first */
 	List	   *replaced;		/* OIDs of the aggregates replaced */
+	bool		binary;			/* the twins' binary route through Citus */
 } RewriteContext;
 
 /*
@@ -609,6 +623,7 @@ rewrite_aggref(Aggref *agg, RewriteContext *cx)
 	List	   *constants;
 	Node	   *fallback = NULL;
 	Aggref	   *twin;
+	Node	   *call;
 
 	if (form < 0 || !plain_call(agg))
 		return (Node *) agg;
@@ -641,6 +656,15 @@ rewrite_aggref(Aggref *agg, RewriteContext *cx)
 		}
 	}
 	twin = make_twin(agg, objects->twin[form], args);
+	call = (Node *) twin;
+	if (cx->binary)
+	{
+		Node	   *transfer = transfer_call(&objects->transfer[form], twin, spec->multi,
+											 spec->nshape == 0);
+
+		if (transfer != NULL)
+			call = transfer;
+	}
 	cx->replaced = list_append_unique_oid(cx->replaced, agg->aggfnoid);
 	if (fallback != NULL)
 	{
@@ -648,11 +672,11 @@ rewrite_aggref(Aggref *agg, RewriteContext *cx)
 
 		coalesce->coalescetype = agg->aggtype;
 		coalesce->coalescecollid = agg->aggcollid;
-		coalesce->args = list_make2(twin, fallback);
+		coalesce->args = list_make2(call, fallback);
 		coalesce->location = -1;
 		return (Node *) coalesce;
 	}
-	return (Node *) twin;
+	return call;
 }
 
 static Query *rewrite_level(Query *q, RewriteContext *cx);
@@ -693,6 +717,7 @@ rewrite_statement(Query *parse, ParamListInfo boundParams)
 	AggObjects scratch;
 	StatementScan scan = {0};
 	RewriteContext cx = {0};
+	bool		citus;
 
 	if (!any_level_has_aggs(parse))
 		return NIL;
@@ -702,9 +727,12 @@ rewrite_statement(Query *parse, ParamListInfo boundParams)
 	scan_statement((Node *) parse, &scan);
 	if (!scan.has_ours)
 		return NIL;
-	if (distagg_mode == DISTAGG_AUTO && !reads_citus_table(scan.relids))
+	citus = reads_citus_table(scan.relids);
+	if (distagg_mode == DISTAGG_AUTO && !citus)
 		return NIL;
 	cx.objects = scan.objects;
+	/* elsewhere the twins, which have combine functions, run in parallel */
+	cx.binary = citus && scan.objects->transfer_ok && citus_binary_states_enabled();
 	cx.boundParams = boundParams;
 	rewrite_level(parse, &cx);
 	return cx.replaced;
@@ -760,6 +788,7 @@ bloom_distributed_agg_init(void)
 							 &distagg_mode, DISTAGG_AUTO, distagg_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 
+	citus_agg_transfer_init();
 	prev_planner_hook = planner_hook;
 	planner_hook = distagg_planner;
 }

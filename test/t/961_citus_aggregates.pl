@@ -86,11 +86,21 @@ for my $form (@forms)
 	same_as_single_server($expr, $what);
 	my @tasks = task_queries($coordinator, "SELECT $expr FROM orders");
 	is(scalar(@tasks), 32, "$what: one task per shard");
-	is(scalar(grep { /^SELECT (pg_catalog\.)?worker_partial_agg\('public\.$twin\(/ && /public\.bloom_hash\(/ } @tasks),
-		32, "$what: every shard hashes its values and builds a partial state (no row gather)")
+	is(scalar(grep { /^SELECT bloomfilter_citus\.hll_add_agg\(/ && /public\.bloom_hash\(/ } @tasks),
+		32, "$what: every shard hashes its values and returns its partial state (no row gather)")
 	  or diag("a task: $tasks[0]");
 	like($coordinator->safe_psql('postgres', "EXPLAIN (VERBOSE, COSTS OFF) SELECT $expr FROM orders"),
-		qr/coord_combine_agg\(/, "$what: the coordinator combines the states");
+		qr/_agg_state_result\(bloomfilter_citus\.hll_union_agg\(/,
+		"$what: the coordinator combines the states and makes the filter");
+	# With the binary route off, Citus's worker_partial_agg moves the states as text.
+	my $text_route = 'SET bloomfilter.citus_binary_states = off;';
+	@tasks = task_queries($coordinator, "SELECT $expr FROM orders", $text_route);
+	is(scalar(grep { /^SELECT (pg_catalog\.)?worker_partial_agg\('public\.$twin\(/ && /public\.bloom_hash\(/ } @tasks),
+		32, "$what, binary route off: every shard builds a partial state for worker_partial_agg")
+	  or diag("a task: $tasks[0]");
+	is($coordinator->safe_psql('postgres', "$text_route SELECT md5(($expr)::bytea) FROM orders"),
+		sql("SELECT md5(($expr)::bytea) FROM orders_local"),
+		"$what, binary route off: the single-server bytes");
 	# Without the rewrite Citus gathers the rows; the bytes are the same.
 	my $off = $coordinator->safe_psql('postgres',
 		"SET bloomfilter.distributed_aggregates = off; SELECT md5(($expr)::bytea) FROM orders");
@@ -124,7 +134,7 @@ for my $expr ('bloom_agg(customer_id, 10000, 0.01)', 'bloom_agg(customer_id)',
 # Grouped by the distribution column, the whole aggregate runs on the shards.
 my @tasks = task_queries($coordinator,
 	'SELECT id, bloom_agg(customer_id, 100, 0.01) FROM orders GROUP BY id');
-is(scalar(grep { /bloom_agg_hashed\(public\.bloom_hash\(customer_id, .*'100'::bigint, '0\.01'::double precision\).*GROUP BY id/ } @tasks),
+is(scalar(grep { /bloom_agg_state_result\(bloomfilter_citus\.hll_add_agg\(public\.bloom_hash\(customer_id, .*'100'::bigint, '0\.01'::double precision\).*GROUP BY id/ } @tasks),
 	32, 'grouped by the distribution column: the whole aggregate runs on every shard');
 my $by_id = q{SELECT md5(string_agg(id || ':' || md5(f::bytea), ',' ORDER BY id))
               FROM (SELECT id, bloom_agg(customer_id, 100, 0.01) AS f FROM %s GROUP BY id) s};
@@ -135,6 +145,178 @@ my $by_day = q{SELECT md5(string_agg(day || ':' || md5(f::bytea) || ':' || md5(m
                      FROM %s GROUP BY day) s};
 is(sql(sprintf($by_day, 'orders')), sql(sprintf($by_day, 'orders_local')),
 	'grouped by another column: the single-server filters');
+
+# A user without USAGE on the schema bloomfilter_citus (where the shards
+# would name the route's aggregate) gets the text route, and the same bytes.
+sql(q{
+	CREATE ROLE plain_reader LOGIN;
+	GRANT SELECT ON orders TO plain_reader;
+	REVOKE USAGE ON SCHEMA bloomfilter_citus FROM PUBLIC;
+});
+my $as_reader = 'SET ROLE plain_reader;';
+is(scalar(grep { /^SELECT (pg_catalog\.)?worker_partial_agg\('public\.bloom_agg_hashed\(/ }
+		task_queries($coordinator, 'SELECT bloom_agg(customer_id, 10000, 0.01) FROM orders', $as_reader)),
+	32, 'without USAGE on bloomfilter_citus: the text route (worker_partial_agg)');
+is($coordinator->safe_psql('postgres',
+		"$as_reader SELECT md5(bloom_agg(customer_id, 10000, 0.01)::bytea) FROM orders"),
+	sql('SELECT md5(bloom_agg(customer_id, 10000, 0.01)::bytea) FROM orders_local'),
+	'without USAGE on bloomfilter_citus: the single-server bytes');
+sql('GRANT USAGE ON SCHEMA bloomfilter_citus TO PUBLIC');
+
+# ---- what travels: each shard's state, in binary ----
+
+# On a distributed table the rewrite runs each twin as
+# bloomfilter_citus.hll_add_agg, which Citus splits by its name: each shard
+# returns its state (the twin's state type, which has binary send and
+# receive), Citus fetches it in the binary protocol, and the coordinator
+# combines the states with bloomfilter_citus.hll_union_agg.  With
+# bloomfilter.citus_binary_states off, Citus's worker_partial_agg moves
+# each state as its type's text output: '~' and the seven-bit form (about
+# 8/7 of its bytes; base64 would be 4/3).  Each task's query is run again
+# on the worker holding its shard and what it returns is weighed; on the
+# binary route Citus's EXPLAIN ANALYZE says how many bytes of tuple data the
+# coordinator received: the states' binary size, not their text's (it
+# cannot analyze worker_partial_agg's cstring column).
+my %worker_by_port = map { $_->port => $_ } @workers;
+my $text_route = 'SET bloomfilter.citus_binary_states = off;';
+
+# [query, port] of each task of $query (EXPLAIN VERBOSE, every task shown).
+sub tasks_with_nodes
+{
+	my ($query, $settings) = @_;
+	my $plan = $coordinator->safe_psql('postgres',
+		"SET citus.explain_all_tasks = on; $settings EXPLAIN (VERBOSE, COSTS OFF) $query");
+	my @tasks;
+	for my $line (split /\n/, $plan)
+	{
+		push @tasks, [] if $line =~ /->\s+Task\b/;
+		next unless @tasks;
+		$tasks[-1][0] = $1 if $line =~ /^\s*Query: (.*)$/;
+		$tasks[-1][1] = $1 if $line =~ /^\s*Node: host=\S+ port=(\d+)/;
+	}
+	return @tasks;
+}
+
+# The states the shards send for $expr over $table, summed: [text bytes,
+# binary bytes, base64 bytes, states in the '~' text form, states].
+sub weigh_states
+{
+	my ($expr, $type, $table, $settings) = @_;
+	my @sum = (0, 0, 0, 0, 0);
+	for my $task (tasks_with_nodes("SELECT $expr FROM $table", $settings))
+	{
+		my ($query, $port) = @$task;
+		my $row = $worker_by_port{$port}->safe_psql('postgres', qq{
+			SELECT coalesce(sum(octet_length(w::text)), 0),
+			       coalesce(sum(octet_length(${type}_send(w::text::$type))), 0),
+			       coalesce(sum(octet_length(replace(encode(${type}_send(w::text::$type), 'base64'), E'\\n', ''))), 0),
+			       count(*) FILTER (WHERE left(w::text, 1) = '~'), count(w)
+			FROM ($query) q(w)});
+		my @row = split /\|/, $row;
+		$sum[$_] += $row[$_] for 0 .. 4;
+	}
+	return @sum;
+}
+
+# The bytes of tuple data the coordinator received for $query (Citus's
+# EXPLAIN ANALYZE, rounded by pg_size_pretty).
+sub received_bytes
+{
+	my ($query, $settings) = @_;
+	my $plan = $coordinator->safe_psql('postgres',
+		"$settings EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $query");
+	my ($n, $unit) = $plan =~ /Tuple data received from nodes: (\d+) (bytes|kB|MB)/
+	  or die "no tuple data in $plan";
+	return $n * { bytes => 1, kB => 1024, MB => 1048576 }->{$unit};
+}
+
+# dense: every shard sees most of the 2000 keys, so each partial filter is
+# nearly as full as the whole one (the benchmark's case); sparse: three
+# rows, so 29 or more of the 32 shards are empty.
+my $dense_rows = 'SELECT g AS id, g % 2000 AS k, g % 7 AS a FROM generate_series(1, 128000) g';
+my $sparse_rows = 'SELECT g AS id, g * 101 AS k, g AS a FROM generate_series(1, 3) g';
+sql(qq{
+	CREATE TABLE dense (id bigint, k int, a int);
+	SELECT create_distributed_table('dense', 'id');
+	INSERT INTO dense $dense_rows;
+	CREATE TABLE dense_local AS $dense_rows;
+	CREATE TABLE sparse (id bigint, k int, a int);
+	SELECT create_distributed_table('sparse', 'id');
+	INSERT INTO sparse $sparse_rows;
+	CREATE TABLE sparse_local AS $sparse_rows;
+});
+my @layout_forms = (
+	[ 'bloom_agg(k, 2000, 0.01)',                'classic',               'bloom_agg_state', 1 ],
+	[ q{bloom_agg(k, 2000, 0.01, 'blocked')},    'blocked',               'bloom_agg_state', 1 ],
+	[ q{bloom_agg(k, 2000, 0.01, 'matrix')},     'matrix',                'bloom_agg_state', 0 ],
+	[ 'bloom_agg(k)',                            'data-sized',            'bloom_agg_state', 0 ],
+	[ 'multibloom_agg_fixed(2000, 0.01, k, a)',  'fixed-shape multibloom', 'multibloom_agg_state', 1 ],
+	[ 'multibloom_agg(k, a)',                    'data-sized multibloom', 'multibloom_agg_state', 0 ]);
+for my $form (@layout_forms)
+{
+	my ($expr, $what, $type, $is_filter) = @$form;
+	my $bytes = "SELECT coalesce(octet_length(x::bytea) || ':' || md5(x::bytea), 'null') FROM (SELECT $expr AS x FROM %s) s";
+	for my $table ('dense', 'sparse')
+	{
+		my $local = sql(sprintf($bytes, "${table}_local"));
+		isnt($local, 'null', "$what over $table: a filter on one server");
+		is(sql(sprintf($bytes, $table)), $local, "$what over $table: the combined filter has the serial build's bytes");
+		is($coordinator->safe_psql('postgres', $text_route . sprintf($bytes, $table)), $local,
+			"$what over $table, binary route off: the serial build's bytes");
+	}
+
+	# the binary route: each state's flat form, byte for byte
+	my ($text, $binary, $base64, $marked, $states) = weigh_states($expr, $type, 'dense', '');
+	is($states, 32, "$what: 32 shards each send a state");
+	my $received = received_bytes("SELECT $expr FROM dense", '');
+	cmp_ok(abs($received - $binary), '<=', 0.01 * $binary + 512,
+		"$what: the coordinator receives the states in binary ($received bytes; binary forms $binary, text $text)");
+	if ($is_filter)
+	{
+		my ($filter) = split /:/, sql(sprintf($bytes, 'dense_local'));
+		cmp_ok($received, '<=', 1.05 * 32 * $filter,
+			"$what: within 1.05 x 32 filters ($received bytes, filter $filter)");
+	}
+
+	# the text route: the seven-bit form
+	($text, $binary, $base64, $marked, $states) = weigh_states($expr, $type, 'dense', $text_route);
+	is($marked, 32, "$what, binary route off: every state travels in the seven-bit text form");
+	cmp_ok($text, '<=', 1.2 * $binary, "$what, binary route off: the text is at most 1.2 x the binary state ($text / $binary bytes)");
+	cmp_ok($text, '<', 0.9 * $base64, "$what, binary route off: and well under base64 ($text / $base64 bytes)");
+
+	for my $route ('', $text_route)
+	{
+		(undef, undef, undef, undef, $states) = weigh_states($expr, $type, 'sparse', $route);
+		cmp_ok($states, '<=', 3, "$what over sparse ${route}: the empty shards send no state ($states states)");
+	}
+}
+
+# Random statements over dense: the binary route (counted where it fired),
+# the text route and one server give the same bytes.
+my $seed = $ENV{CITUS_AGG_SEED} // int(rand(1 << 30));
+srand($seed);
+note("random statements: seed $seed (CITUS_AGG_SEED repeats them)");
+my ($fired, $statements) = (0, 40);
+for my $i (1 .. $statements)
+{
+	my $cap = 1 + int(rand(5000));
+	my $fpp = (0.1, 0.01, 0.001)[ int(rand(3)) ];
+	my $layout = ('classic', 'blocked', 'matrix')[ int(rand(3)) ];
+	my $expr = (
+		"bloom_agg(k, $cap, $fpp, '$layout')", 'bloom_agg(k)', 'bloom_agg(a * 1000 + k)',
+		"multibloom_agg_fixed($cap, $fpp, k, a)", 'multibloom_agg(k, a)')[ int(rand(5)) ];
+	my $mod = 1 + int(rand(50));
+	my $where = "k % $mod = " . int(rand($mod)) . (rand() < 0.2 ? ' AND false' : '');
+	my $group = rand() < 0.3 ? ' GROUP BY a ORDER BY a' : '';
+	my $q = "SELECT string_agg(coalesce(md5(x::bytea), 'null'), ',') FROM (SELECT $expr AS x FROM %s WHERE $where$group) s";
+	my $local = sql(sprintf($q, 'dense_local'));
+	$fired++ if $coordinator->safe_psql('postgres', sprintf("EXPLAIN (VERBOSE, COSTS OFF) $q", 'dense'))
+	  =~ /bloomfilter_citus\.hll_add_agg/;
+	is(sql(sprintf($q, 'dense')), $local, "random $i ($expr WHERE $where$group): the single-server bytes");
+	is($coordinator->safe_psql('postgres', $text_route . sprintf($q, 'dense')), $local,
+		"random $i, binary route off: the single-server bytes");
+}
+is($fired, $statements, "the binary route fired in every random statement ($fired of $statements)");
 
 # ---- per-day summaries: bloom_union_agg and friends run per shard ----
 
