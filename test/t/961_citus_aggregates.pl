@@ -381,4 +381,27 @@ is(sql('SELECT md5(bloom_union_agg(f)::bytea) FROM per_shard'),
 	sql('SELECT md5(bloom_agg(customer_id, 10000, 0.01)::bytea) FROM orders_local'),
 	'the roll-up of the per-shard summaries is the filter of the whole table');
 
+# ---- beside the hll extension ----
+#
+# The binary route's aggregates are named hll_add_agg and hll_union_agg (in
+# the schema bloomfilter_citus): Citus must still split the hll
+# extension's own aggregates with the hll extension's functions, and its
+# approximate count(DISTINCT) must still work.
+SKIP:
+{
+	skip 'the hll extension is not installed for this PostgreSQL', 4
+	  unless sql(q{SELECT count(*) FROM pg_available_extensions WHERE name = 'hll'}) eq '1';
+	sql('CREATE EXTENSION hll');
+	my $exact = sql('SELECT count(DISTINCT customer_id) FROM orders_local');
+	my $hll = sql('SELECT round(hll_cardinality(hll_add_agg(hll_hash_integer(customer_id)))) FROM orders');
+	ok(abs($hll - $exact) <= 0.05 * $exact, "hll_add_agg over a distributed table: $hll, the exact count $exact");
+	is(sql('SELECT round(hll_cardinality(hll_union_agg(h))) FROM (SELECT id % 10 AS g, hll_add_agg(hll_hash_integer(customer_id)) AS h FROM orders GROUP BY 1) s'),
+		$hll, 'hll_union_agg of grouped hll_add_agg: the same estimate');
+	my $approx = sql('SET citus.count_distinct_error_rate = 0.005; SELECT count(DISTINCT customer_id) FROM orders');
+	ok(abs($approx - $exact) <= 0.05 * $exact, "Citus's approximate count(DISTINCT) through hll: $approx, the exact count $exact");
+	is(sql(q{SELECT md5(bloom_agg(customer_id, 10000, 0.01)::bytea) FROM orders}),
+		sql(q{SELECT md5(bloom_agg(customer_id, 10000, 0.01)::bytea) FROM orders_local}),
+		'bloom_agg beside hll: the filter of one server');
+}
+
 done_testing();
