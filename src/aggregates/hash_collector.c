@@ -66,10 +66,15 @@ hc_create(MemoryContext cxt, int width, Size mem_limit, FunctionCallInfo fcinfo)
  * Growing and spilling
  * --------------------------------------------------------------------- */
 
+/*
+ * Sorts and deduplicates the buffer; the free part of it is scratch, so
+ * when it can hold the unsorted tail, the sorted prefix is not sorted again.
+ */
 static inline void
 sort_buffer(HashCollector *hc)
 {
-	hc->nbuf = bf_records_sort_unique(hc->buf, hc->nsorted, hc->nbuf, hc->width);
+	hc->nbuf = bf_records_sort_unique_in(hc->buf, hc->nsorted, hc->nbuf, hc->capacity,
+										 hc->width);
 	hc->nsorted = hc->nbuf;
 }
 
@@ -88,20 +93,58 @@ shared_budget_spent(const HashCollector *hc)
 		MemoryContextMemAllocated(hc->cxt, true) > hc->mem_limit;
 }
 
+static bool
+may_grow(const HashCollector *hc)
+{
+	return hc->capacity < hc->max_capacity && !shared_budget_spent(hc);
+}
+
+static void
+grow_buffer(HashCollector *hc)
+{
+	Size		newcap = Min(hc->capacity * 2, hc->max_capacity);
+
+	hc->buf = repalloc(hc->buf, newcap * record_bytes(hc));
+	hc->capacity = newcap;
+}
+
+/*
+ * sort_buffer before the set is read whole (counted, iterated, shipped):
+ * when the free part cannot hold the unsorted tail and the limit allows,
+ * the buffer grows first, so that the sort has its scratch room.
+ */
+static void
+sort_buffer_to_read(HashCollector *hc)
+{
+	if (hc->capacity - hc->nbuf < hc->nbuf - hc->nsorted && may_grow(hc))
+		grow_buffer(hc);
+	sort_buffer(hc);
+}
+
 void
 hc_make_room(HashCollector *hc)
 {
+	/*
+	 * A sorted prefix of half the buffer or more (distinct records, as
+	 * after the last growth) leaves the buffer at least half full whatever
+	 * the tail holds: grow first, and the sort then uses the new room to
+	 * sort only the tail and merge it in.
+	 */
+	if (hc->nsorted >= hc->capacity / 2 && may_grow(hc))
+	{
+		grow_buffer(hc);
+		sort_buffer(hc);
+		hc->generation++;
+		return;
+	}
 	sort_buffer(hc);
 	hc->generation++;
 	/* at least half free: deduplication made enough room */
 	if (hc->nbuf <= hc->capacity / 2)
 		return;
-	if (hc->capacity < hc->max_capacity && !shared_budget_spent(hc))
+	if (may_grow(hc))
 	{
-		Size		newcap = Min(hc->capacity * 2, hc->max_capacity);
-
-		hc->buf = repalloc(hc->buf, newcap * record_bytes(hc));
-		hc->capacity = newcap;
+		grow_buffer(hc);
 		return;
 	}
 	hc_spill_buffer(hc);
@@ -438,7 +481,7 @@ hc_count(HashCollector *hc)
 
 	if (hc->nruns == 0)
 	{
-		sort_buffer(hc);
+		sort_buffer_to_read(hc);
 		count = hc->nbuf;
 	}
 	else
@@ -454,7 +497,7 @@ hc_iterate(HashCollector *hc, hc_visit_fn visit, void *arg)
 {
 	if (hc->nruns == 0)
 	{
-		sort_buffer(hc);
+		sort_buffer_to_read(hc);
 		for (Size i = 0; i < hc->nbuf; i++)
 			visit(hc->buf + i * hc->width, arg);
 	}
@@ -634,7 +677,7 @@ count_upper_bound(HashCollector *hc)
 {
 	uint64		n;
 
-	sort_buffer(hc);
+	sort_buffer_to_read(hc);
 	n = hc->nbuf;
 	for (int i = 0; i < hc->nruns; i++)
 		n += hc->runs[i].nrecs;
