@@ -31,6 +31,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "unit.h"				/* hash_int: the random values */
+
 #include "core/hash_records.h"
 #include "core/radix_sort.h"
 
@@ -49,23 +51,6 @@ median3_u64(uint64_t a, uint64_t b, uint64_t c)
 	if (a < b)
 		return b < c ? b : (a < c ? c : a);
 	return a < c ? a : (b < c ? c : b);
-}
-
-static void
-insertion_sort_u64(uint64_t *a, size_t n)
-{
-	for (size_t i = 1; i < n; i++)
-	{
-		uint64_t	v = a[i];
-		size_t		j = i;
-
-		while (j > 0 && a[j - 1] > v)
-		{
-			a[j] = a[j - 1];
-			j--;
-		}
-		a[j] = v;
-	}
 }
 
 static void
@@ -107,7 +92,8 @@ quicksort_u64(uint64_t *a, size_t n)
 			n = lt;
 		}
 	}
-	insertion_sort_u64(a, n);
+	/* the same insertion sort as before, now the radix sort's for small n */
+	bf_records_sort(a, n, 1);
 }
 
 /* ---- the collection ---- */
@@ -182,17 +168,6 @@ collect(const uint64_t *vals, size_t n, Policy policy, size_t *count)
 }
 
 /* ---- the driver ---- */
-
-static uint64_t rng_state;
-
-static uint64_t
-rng(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * UINT64_C(2685821657736338717);
-}
 
 static double
 cpu_seconds(void)
@@ -277,6 +252,7 @@ main(int argc, char **argv)
 			   *ref;
 	double	   *times[NMODES];
 	size_t		refcount = 0;
+	uint64_t	seed;
 	int			bad = 0;
 
 	if (argc < 3 || (n = strtoull(argv[1], NULL, 10)) == 0 || (rounds = atoi(argv[2])) < 1)
@@ -284,13 +260,13 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: %s values rounds [seed]\n", argv[0]);
 		return 2;
 	}
-	rng_state = argc > 3 ? strtoull(argv[3], NULL, 10) | 1 : UINT64_C(0x9e3779b97f4a7c15);
+	seed = argc > 3 ? strtoull(argv[3], NULL, 10) : 0;
 	vals = malloc(n * 8);
 	work = malloc(n * 8);
 	scratch = malloc(n * 8);
 	ref = malloc(n * 8);
 	for (size_t i = 0; i < n; i++)
-		vals[i] = rng();
+		vals[i] = hash_int(seed + i);
 	for (int m = 0; m < NMODES; m++)
 		times[m] = malloc(sizeof(double) * rounds);
 

@@ -16,7 +16,7 @@ SIZES=${SIZES:-"100000 1000000 10000000"}
 ROUNDS=${ROUNDS:-7}
 bin=${TMPDIR:-/tmp}/bloomfilter-sort-floor.$$
 trap 'rm -f "$bin"' EXIT
-${CC:-cc} -O2 -std=c11 -Wall -Wextra -Werror -Isrc \
+${CC:-cc} -O2 -std=c11 -Wall -Wextra -Werror -Isrc -Itest/unit \
 	-o "$bin" bench/core/sort_floor.c src/core/*.c -lm
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for n in $SIZES; do
