@@ -26,7 +26,7 @@
 #define HC_SERIAL_MAGIC		0x48435332	/* "HCS2" */
 
 static void hc_spill_buffer(HashCollector *hc);
-static void hc_compact_runs(HashCollector *hc);
+static void hc_compact_runs(HashCollector *hc, bool with_buffer);
 
 Size
 hc_work_mem_limit(void)
@@ -259,7 +259,7 @@ add_run(HashCollector *hc, const uint64 *recs, Size n)
 	HcRun		run;
 
 	if (hc->nruns >= HC_MAX_RUNS)
-		hc_compact_runs(hc);
+		hc_compact_runs(hc, false);
 	run = begin_run(hc);
 	write_to_run(hc, &run, recs, n);
 	end_run(hc, &run);
@@ -427,9 +427,12 @@ run_writer_visit(const uint64 *rec, void *arg)
 	}
 }
 
-/* Merges every run into one, in a new file; closes the old files. */
+/*
+ * Merges every run (and the buffer, if with_buffer, which is then empty)
+ * into one, in a new file; closes the old files.
+ */
 static void
-hc_compact_runs(HashCollector *hc)
+hc_compact_runs(HashCollector *hc, bool with_buffer)
 {
 	BufFile   **old_files = hc->files;
 	int			old_nfiles = hc->nfiles;
@@ -446,10 +449,15 @@ hc_compact_runs(HashCollector *hc)
 	w.maxpending = Max(HC_READ_BYTES / record_bytes(hc), 1);
 	w.pending = MemoryContextAlloc(hc->cxt, w.maxpending * record_bytes(hc));
 	w.npending = 0;
-	merge_sources(hc, false, run_writer_visit, &w);
+	merge_sources(hc, with_buffer, run_writer_visit, &w);
 	if (w.npending > 0)
 		write_to_run(hc, &w.run, w.pending, w.npending);
 	pfree(w.pending);
+	if (with_buffer)
+	{
+		hc->nbuf = 0;
+		hc->nsorted = 0;
+	}
 
 	hc->nruns = 0;
 	end_run(hc, &w.run);
@@ -463,12 +471,6 @@ hc_compact_runs(HashCollector *hc)
 /* ---------------------------------------------------------------------
  * Counting, iterating, merging
  * --------------------------------------------------------------------- */
-
-static void
-count_visit(const uint64 *rec, void *arg)
-{
-	(*(uint64 *) arg)++;
-}
 
 uint64
 hc_count(HashCollector *hc)
@@ -485,7 +487,17 @@ hc_count(HashCollector *hc)
 		count = hc->nbuf;
 	}
 	else
-		merge_sources(hc, true, count_visit, &count);
+	{
+		/*
+		 * The one merge that counts also writes the set as a single run
+		 * (distinct records): hc_iterate, which follows in a final
+		 * function, then reads it straight through instead of merging
+		 * every run and the buffer again.
+		 */
+		hc_compact_runs(hc, true);
+		for (int i = 0; i < hc->nruns; i++)
+			count += hc->runs[i].nrecs;
+	}
 	hc->cached_count = (int64) count;
 	hc->count_generation = hc->generation;
 	hc->count_nbuf = hc->nbuf;
@@ -614,7 +626,7 @@ hc_merge(HashCollector *dst, HashCollector *src)
 		src->nfiles = 0;
 		src->spill = NULL;
 		if (dst->nruns > HC_MAX_RUNS)
-			hc_compact_runs(dst);
+			hc_compact_runs(dst, false);
 	}
 	if (src->nbuf > 0)
 	{
