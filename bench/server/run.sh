@@ -80,6 +80,10 @@
 #   BENCH_CITUS_ROWS  rows of citus.sh's table (1000000; the partial
 #                   states' bytes do not depend on it)
 #   BENCH_SECTIONS  all (default) or targets
+#   BENCH_ONLY      an extended regular expression: section 2 runs only the
+#                   rows (and byte comparisons) whose label matches, e.g.
+#                   'count k$|hll|datasized', and sections 3-4 are left
+#                   out; implies BENCH_SECTIONS=targets
 #   BENCH_PORT      the server's port (5531; the summary cluster takes the
 #                   next one, citus.sh's three the ones after)
 #   BENCH_DIR       the clusters' directory (/tmp/bloomfilter-bench; emptied)
@@ -97,6 +101,8 @@ EXECS=${BENCH_EXECS:-51}
 CITUS=${BENCH_CITUS:-1}
 CITUS_ROWS=${BENCH_CITUS_ROWS:-1000000}
 SECTIONS=${BENCH_SECTIONS:-all}
+ONLY=${BENCH_ONLY:-}
+[ -z "$ONLY" ] || SECTIONS=targets
 PORT=${BENCH_PORT:-5531}
 DIR=${BENCH_DIR:-/tmp/bloomfilter-bench}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -160,7 +166,10 @@ filter() { echo "(SELECT f FROM filters WHERE name = '$1')"; }
 IL_LABELS=()
 IL_SETTINGS=()
 IL_SQL=()
-il_add() { IL_LABELS+=("$1"); IL_SETTINGS+=("$2"); IL_SQL+=("$3"); }
+il_add() {
+	[ -z "$ONLY" ] || [[ $1 =~ $ONLY ]] || return 0
+	IL_LABELS+=("$1"); IL_SETTINGS+=("$2"); IL_SQL+=("$3")
+}
 interleaved() {
 	local times i ms
 	times=$(mktemp)
@@ -190,6 +199,7 @@ interleaved() {
 # "same LABEL 1|0" in VALUES.
 same_bytes() {
 	local label=$1 expr=$2 serial parallel gather
+	[ -z "$ONLY" ] || [[ $label =~ $ONLY ]] || return 0
 	serial=$("${PSQL[@]}" -tA -c "SET max_parallel_workers_per_gather = 0" -c "SELECT md5(($expr)::bytea) FROM t_int")
 	parallel=$("${PSQL[@]}" -tA -c "$PARALLEL_SETTINGS" -c "SELECT md5(($expr)::bytea) FROM t_int")
 	gather=$("${PSQL[@]}" -tA -c "$PARALLEL_SETTINGS" -c "EXPLAIN (COSTS OFF) SELECT ($expr) FROM t_int" |
@@ -247,6 +257,7 @@ targets() {
 	interleaved
 	same_bytes "matrix bytes" "bloom_agg(k, $ROWS, 0.01, 'matrix')"
 	same_bytes "datasized bytes" "bloom_agg(k)"
+	[ -z "$ONLY" ] || return 0
 	summary_targets
 	citus_target
 }

@@ -26,7 +26,7 @@
 #define HC_SERIAL_MAGIC		0x48435332	/* "HCS2" */
 
 static void hc_spill_buffer(HashCollector *hc);
-static void hc_compact_runs(HashCollector *hc);
+static void hc_compact_runs(HashCollector *hc, bool with_buffer);
 
 Size
 hc_work_mem_limit(void)
@@ -66,10 +66,15 @@ hc_create(MemoryContext cxt, int width, Size mem_limit, FunctionCallInfo fcinfo)
  * Growing and spilling
  * --------------------------------------------------------------------- */
 
+/*
+ * Sorts and deduplicates the buffer; the free part of it is scratch, so
+ * when it can hold the unsorted tail, the sorted prefix is not sorted again.
+ */
 static inline void
 sort_buffer(HashCollector *hc)
 {
-	hc->nbuf = bf_records_sort_unique(hc->buf, hc->nsorted, hc->nbuf, hc->width);
+	hc->nbuf = bf_records_sort_unique_in(hc->buf, hc->nsorted, hc->nbuf, hc->capacity,
+										 hc->width);
 	hc->nsorted = hc->nbuf;
 }
 
@@ -88,20 +93,58 @@ shared_budget_spent(const HashCollector *hc)
 		MemoryContextMemAllocated(hc->cxt, true) > hc->mem_limit;
 }
 
+static bool
+may_grow(const HashCollector *hc)
+{
+	return hc->capacity < hc->max_capacity && !shared_budget_spent(hc);
+}
+
+static void
+grow_buffer(HashCollector *hc)
+{
+	Size		newcap = Min(hc->capacity * 2, hc->max_capacity);
+
+	hc->buf = repalloc(hc->buf, newcap * record_bytes(hc));
+	hc->capacity = newcap;
+}
+
+/*
+ * sort_buffer before the set is read whole (counted, iterated, shipped):
+ * when the free part cannot hold the unsorted tail and the limit allows,
+ * the buffer grows first, so that the sort has its scratch room.
+ */
+static void
+sort_buffer_to_read(HashCollector *hc)
+{
+	if (hc->capacity - hc->nbuf < hc->nbuf - hc->nsorted && may_grow(hc))
+		grow_buffer(hc);
+	sort_buffer(hc);
+}
+
 void
 hc_make_room(HashCollector *hc)
 {
+	/*
+	 * A sorted prefix of half the buffer or more (distinct records, as
+	 * after the last growth) leaves the buffer at least half full whatever
+	 * the tail holds: grow first, and the sort then uses the new room to
+	 * sort only the tail and merge it in.
+	 */
+	if (hc->nsorted >= hc->capacity / 2 && may_grow(hc))
+	{
+		grow_buffer(hc);
+		sort_buffer(hc);
+		hc->generation++;
+		return;
+	}
 	sort_buffer(hc);
 	hc->generation++;
 	/* at least half free: deduplication made enough room */
 	if (hc->nbuf <= hc->capacity / 2)
 		return;
-	if (hc->capacity < hc->max_capacity && !shared_budget_spent(hc))
+	if (may_grow(hc))
 	{
-		Size		newcap = Min(hc->capacity * 2, hc->max_capacity);
-
-		hc->buf = repalloc(hc->buf, newcap * record_bytes(hc));
-		hc->capacity = newcap;
+		grow_buffer(hc);
 		return;
 	}
 	hc_spill_buffer(hc);
@@ -216,7 +259,7 @@ add_run(HashCollector *hc, const uint64 *recs, Size n)
 	HcRun		run;
 
 	if (hc->nruns >= HC_MAX_RUNS)
-		hc_compact_runs(hc);
+		hc_compact_runs(hc, false);
 	run = begin_run(hc);
 	write_to_run(hc, &run, recs, n);
 	end_run(hc, &run);
@@ -384,9 +427,12 @@ run_writer_visit(const uint64 *rec, void *arg)
 	}
 }
 
-/* Merges every run into one, in a new file; closes the old files. */
+/*
+ * Merges every run (and the buffer, if with_buffer, which is then empty)
+ * into one, in a new file; closes the old files.
+ */
 static void
-hc_compact_runs(HashCollector *hc)
+hc_compact_runs(HashCollector *hc, bool with_buffer)
 {
 	BufFile   **old_files = hc->files;
 	int			old_nfiles = hc->nfiles;
@@ -403,10 +449,15 @@ hc_compact_runs(HashCollector *hc)
 	w.maxpending = Max(HC_READ_BYTES / record_bytes(hc), 1);
 	w.pending = MemoryContextAlloc(hc->cxt, w.maxpending * record_bytes(hc));
 	w.npending = 0;
-	merge_sources(hc, false, run_writer_visit, &w);
+	merge_sources(hc, with_buffer, run_writer_visit, &w);
 	if (w.npending > 0)
 		write_to_run(hc, &w.run, w.pending, w.npending);
 	pfree(w.pending);
+	if (with_buffer)
+	{
+		hc->nbuf = 0;
+		hc->nsorted = 0;
+	}
 
 	hc->nruns = 0;
 	end_run(hc, &w.run);
@@ -421,12 +472,6 @@ hc_compact_runs(HashCollector *hc)
  * Counting, iterating, merging
  * --------------------------------------------------------------------- */
 
-static void
-count_visit(const uint64 *rec, void *arg)
-{
-	(*(uint64 *) arg)++;
-}
-
 uint64
 hc_count(HashCollector *hc)
 {
@@ -438,11 +483,21 @@ hc_count(HashCollector *hc)
 
 	if (hc->nruns == 0)
 	{
-		sort_buffer(hc);
+		sort_buffer_to_read(hc);
 		count = hc->nbuf;
 	}
 	else
-		merge_sources(hc, true, count_visit, &count);
+	{
+		/*
+		 * The one merge that counts also writes the set as a single run
+		 * (distinct records): hc_iterate, which follows in a final
+		 * function, then reads it straight through instead of merging
+		 * every run and the buffer again.
+		 */
+		hc_compact_runs(hc, true);
+		for (int i = 0; i < hc->nruns; i++)
+			count += hc->runs[i].nrecs;
+	}
 	hc->cached_count = (int64) count;
 	hc->count_generation = hc->generation;
 	hc->count_nbuf = hc->nbuf;
@@ -454,7 +509,7 @@ hc_iterate(HashCollector *hc, hc_visit_fn visit, void *arg)
 {
 	if (hc->nruns == 0)
 	{
-		sort_buffer(hc);
+		sort_buffer_to_read(hc);
 		for (Size i = 0; i < hc->nbuf; i++)
 			visit(hc->buf + i * hc->width, arg);
 	}
@@ -571,7 +626,7 @@ hc_merge(HashCollector *dst, HashCollector *src)
 		src->nfiles = 0;
 		src->spill = NULL;
 		if (dst->nruns > HC_MAX_RUNS)
-			hc_compact_runs(dst);
+			hc_compact_runs(dst, false);
 	}
 	if (src->nbuf > 0)
 	{
@@ -634,7 +689,7 @@ count_upper_bound(HashCollector *hc)
 {
 	uint64		n;
 
-	sort_buffer(hc);
+	sort_buffer_to_read(hc);
 	n = hc->nbuf;
 	for (int i = 0; i < hc->nruns; i++)
 		n += hc->runs[i].nrecs;

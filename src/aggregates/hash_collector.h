@@ -13,8 +13,10 @@
  *	  aggregate share one context).  When it cannot grow and is still
  *	  more than half full after deduplication, it is written to a temporary
  *	  file as a sorted run and emptied.  Counting and iterating merge the
- *	  buffer and the runs, dropping duplicates.  So memory is bounded by the
- *	  limit, never by the number of rows, and duplicates cost no space.
+ *	  buffer and the runs, dropping duplicates (counting writes the merge
+ *	  as the one run left, which iterating then reads alone).  So memory is
+ *	  bounded by the limit, never by the number of rows, and duplicates
+ *	  cost no space.
  *
  *	  Usage in an aggregate (state in the aggregate context):
  *		hc = hc_create(aggcxt, width, hc_work_mem_limit(), fcinfo);
@@ -122,7 +124,10 @@ hc_add1(HashCollector *hc, uint64 value)
 	hc->buf[hc->nbuf++] = value;
 }
 
-/* Number of distinct records (exact; merges the runs once if there are any). */
+/*
+ * Number of distinct records (exact).  With runs, merges them and the
+ * buffer into one run, once: an iteration then reads that run alone.
+ */
 extern uint64 hc_count(HashCollector *hc);
 
 /* Calls visit once per distinct record, in ascending order. */

@@ -6,88 +6,10 @@
 #include "hash_records.h"
 
 #include "little_endian.h"
+#include "radix_sort.h"
 
 #include <math.h>
 #include <string.h>
-
-/* Below this many records, insertion sort beats partitioning. */
-#define SMALL_SORT	16
-
-/* ---------------------------------------------------------------------
- * One-word records: the bloom_agg case, specialised because it is hot.
- * --------------------------------------------------------------------- */
-
-static inline uint64_t
-median3_u64(uint64_t a, uint64_t b, uint64_t c)
-{
-	if (a < b)
-		return b < c ? b : (a < c ? c : a);
-	return a < c ? a : (b < c ? c : b);
-}
-
-static void
-insertion_sort_u64(uint64_t *a, size_t n)
-{
-	for (size_t i = 1; i < n; i++)
-	{
-		uint64_t	v = a[i];
-		size_t		j = i;
-
-		while (j > 0 && a[j - 1] > v)
-		{
-			a[j] = a[j - 1];
-			j--;
-		}
-		a[j] = v;
-	}
-}
-
-/*
- * Dijkstra's three-way partition around a median-of-three pivot; recursion
- * on the smaller side only, so the stack depth is O(log n).
- */
-static void
-sort_u64(uint64_t *a, size_t n)
-{
-	while (n > SMALL_SORT)
-	{
-		uint64_t	pivot = median3_u64(a[0], a[n / 2], a[n - 1]);
-		size_t		lt = 0,
-					i = 0,
-					gt = n;
-
-		while (i < gt)
-		{
-			uint64_t	v = a[i];
-
-			if (v < pivot)
-			{
-				a[i++] = a[lt];
-				a[lt++] = v;
-			}
-			else if (v > pivot)
-			{
-				a[i] = a[--gt];
-				a[gt] = v;
-			}
-			else
-				i++;
-		}
-		/* a[0..lt) < pivot, a[lt..gt) == pivot, a[gt..n) > pivot */
-		if (lt < n - gt)
-		{
-			sort_u64(a, lt);
-			a += gt;
-			n -= gt;
-		}
-		else
-		{
-			sort_u64(a + gt, n - gt);
-			n = lt;
-		}
-	}
-	insertion_sort_u64(a, n);
-}
 
 /* ---------------------------------------------------------------------
  * Records of any width
@@ -155,8 +77,8 @@ sort_wide(uint64_t *a, size_t n, int width)
 void
 bf_records_sort(uint64_t *recs, size_t n, int width)
 {
-	if (width == 1)
-		sort_u64(recs, n);
+	if (width == 1 && n <= UINT32_MAX)
+		bf_radix_sort_u64(recs, n, NULL);
 	else
 		sort_wide(recs, n, width);
 }
@@ -187,13 +109,113 @@ bf_records_unique(uint64_t *recs, size_t n, int width)
 	return out + 1;
 }
 
+/*
+ * Merges the sorted, distinct records recs[0..np) and tail[0..nt) into
+ * recs, dropping the records both hold; returns the merged count.  tail
+ * lies at or after recs + np + nt.  The merge runs from the back: the next
+ * record written goes at out - 1 >= i + j - 1, so it never overwrites a
+ * record of recs not yet read, nor any of tail.
+ */
+static size_t
+merge_from_back(uint64_t *recs, size_t np, const uint64_t *tail, size_t nt, int width)
+{
+	size_t		i = np,
+				j = nt,
+				out = np + nt;
+	size_t		rb = sizeof(uint64_t) * width;
+
+	if (width == 1)
+	{
+		/* branch-free choice: which side runs out first is random */
+		while (i > 0 && j > 0)
+		{
+			uint64_t	p = recs[i - 1],
+						q = tail[j - 1];
+			bool		take_p = p >= q;
+
+			recs[--out] = take_p ? p : q;
+			i -= take_p;
+			j -= (!take_p) | (p == q);	/* in both: keep one */
+		}
+		while (j > 0)
+			recs[--out] = tail[--j];
+	}
+	while (j > 0)
+	{
+		int			c = i == 0 ? -1 : bf_record_cmp(recs + (i - 1) * width, tail + (j - 1) * width, width);
+
+		out--;
+		if (c >= 0)
+		{
+			i--;
+			if (out != i)
+				memcpy(recs + out * width, recs + i * width, rb);
+			if (c == 0)
+				j--;			/* in both: keep one */
+		}
+		else
+			memcpy(recs + out * width, tail + (--j) * width, rb);
+	}
+	/* recs[0, i) stays; the records dropped left a gap before recs[out, np + nt) */
+	if (out > i)
+		memmove(recs + i * width, recs + out * width, (np + nt - out) * rb);
+	return i + (np + nt - out);
+}
+
+/*
+ * One-word records with room past them for a copy of the tail: the tail is
+ * sorted by the radix sort with that room as scratch (twice as fast as in
+ * place), at the end of the room where the merge reads it.
+ */
+static size_t
+sort_unique_u64_roomy(uint64_t *recs, size_t nsorted, size_t n, size_t cap)
+{
+	size_t		t = n - nsorted;
+	uint64_t   *tail = nsorted == 0 ? recs : recs + cap - t;
+	size_t		nt;
+
+	if (nsorted == 0)
+		bf_radix_sort_u64(recs, n, recs + n);
+	else
+	{
+		/* [cap - t, cap) lies past n: the tail's old place is the scratch */
+		memmove(tail, recs + nsorted, t * sizeof(uint64_t));
+		bf_radix_sort_u64(tail, t, recs + nsorted);
+	}
+	nt = bf_records_unique(tail, t, 1);
+	return nsorted == 0 ? nt : merge_from_back(recs, nsorted, tail, nt, 1);
+}
+
+size_t
+bf_records_sort_unique_in(uint64_t *recs, size_t nsorted, size_t n, size_t cap, int width)
+{
+	uint64_t   *tail = recs + nsorted * width;
+	size_t		nt;
+
+	if (nsorted == n)
+		return n;
+	if (width == 1 && cap - n >= n - nsorted && n - nsorted <= UINT32_MAX)
+		return sort_unique_u64_roomy(recs, nsorted, n, cap);
+	bf_records_sort(tail, n - nsorted, width);
+	nt = bf_records_unique(tail, n - nsorted, width);
+	if (nsorted == 0)
+		return nt;
+	if (cap - (nsorted + nt) >= nt)
+	{
+		/* the tail moves to the end of the room and merges into the prefix */
+		uint64_t   *moved = recs + (cap - nt) * width;
+
+		memmove(moved, tail, nt * sizeof(uint64_t) * width);
+		return merge_from_back(recs, nsorted, moved, nt, width);
+	}
+	bf_records_sort(recs, nsorted + nt, width);
+	return bf_records_unique(recs, nsorted + nt, width);
+}
+
 size_t
 bf_records_sort_unique(uint64_t *recs, size_t nsorted, size_t n, int width)
 {
-	if (nsorted == n)
-		return n;
-	bf_records_sort(recs, n, width);
-	return bf_records_unique(recs, n, width);
+	return bf_records_sort_unique_in(recs, nsorted, n, n, width);
 }
 
 /* ---------------------------------------------------------------------

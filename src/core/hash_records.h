@@ -10,7 +10,8 @@
  *
  *	  Include this to sort, deduplicate or merge such records; it depends on
  *	  no other file of the core (hash_records.c takes the byte order of the
- *	  packed form from core/little_endian.h).
+ *	  packed form from core/little_endian.h and its radix sort from
+ *	  core/radix_sort.h).
  */
 #ifndef BF_HASH_RECORDS_H
 #define BF_HASH_RECORDS_H
@@ -36,8 +37,9 @@ bf_record_cmp(const uint64_t *a, const uint64_t *b, int width)
 }
 
 /*
- * Sorts n records of width words in place (three-way quicksort: inputs full
- * of duplicates, the common case, sort in linear time).
+ * Sorts n records of width words in place: one-word records (below 2^32 of
+ * them) by radix (radix_sort.h), wider ones by three-way quicksort (inputs
+ * full of duplicates, the common case, sort in linear time).
  */
 extern void bf_records_sort(uint64_t *recs, size_t n, int width);
 
@@ -49,6 +51,17 @@ extern size_t bf_records_unique(uint64_t *recs, size_t n, int width);
  * sorted and distinct; returns the number of distinct records.
  */
 extern size_t bf_records_sort_unique(uint64_t *recs, size_t nsorted, size_t n, int width);
+
+/*
+ * The same in an array with room for cap >= n records, recs[n..cap) being
+ * scratch: when the room can hold the deduplicated tail recs[nsorted..n),
+ * only the tail is sorted, and then merged into the prefix (a buffer that
+ * keeps growing is not sorted again from the start each time); otherwise
+ * the whole.  One-word records sort twice as fast when the room holds the
+ * whole tail (radix_sort.h: the scratch copy).
+ */
+extern size_t bf_records_sort_unique_in(uint64_t *recs, size_t nsorted, size_t n,
+										size_t cap, int width);
 
 /*
  * A min-heap of merge cursors.  Each cursor shows its current record in

@@ -66,7 +66,7 @@ test_sort_width1(void)
 	CHECK(sort_agrees(1, 1, 0));
 	CHECK(sort_agrees(17, 1, 0));
 	CHECK(sort_agrees(100000, 1, 0));
-	/* many duplicates: the three-way partition keeps this fast */
+	/* many duplicates */
 	CHECK(sort_agrees(200000, 1, 3));
 	CHECK(sort_agrees(100000, 1, 1000));
 	CHECK(sort_agrees(100000, 1, 1));
