@@ -79,7 +79,8 @@
 #   BENCH_CITUS     0 leaves the Citus measure out (1)
 #   BENCH_CITUS_ROWS  rows of citus.sh's table (1000000; the partial
 #                   states' bytes do not depend on it)
-#   BENCH_SECTIONS  all (default) or targets
+#   BENCH_SECTIONS  all (default), targets, or summaries (section 3 alone,
+#                   with its two rows; no data set up for the others)
 #   BENCH_PORT      the server's port (5531; the summary cluster takes the
 #                   next one, citus.sh's three the ones after)
 #   BENCH_DIR       the clusters' directory (/tmp/bloomfilter-bench; emptied)
@@ -111,12 +112,14 @@ if [ "$(id -u)" = 0 ] && [ ! -f "$("$PGBIN/pg_config" --sharedir)/extension/hll.
 fi
 
 cluster_workdir "$DIR"
-start_cluster bench "$PORT" listen_addresses= shared_buffers=2GB jit=off \
-	max_worker_processes=8 max_parallel_workers=4 work_mem=1GB \
-	max_wal_size=4GB checkpoint_timeout=1h autovacuum=off
 RESULTS=$WORK_DIR/results.txt
 MEDIANS=$WORK_DIR/medians.txt
 VALUES=$WORK_DIR/values.txt
+suite_start=$(date +%s)
+if [ "$SECTIONS" != summaries ]; then
+start_cluster bench "$PORT" listen_addresses= shared_buffers=2GB jit=off \
+	max_worker_processes=8 max_parallel_workers=4 work_mem=1GB \
+	max_wal_size=4GB checkpoint_timeout=1h autovacuum=off
 # two workers and no leader participation: two processes, two cores
 PARALLEL_SETTINGS="SET max_parallel_workers_per_gather = 2; SET parallel_leader_participation = off;
 	SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
@@ -124,7 +127,6 @@ PSQL=(psql_on bench -d postgres)
 
 echo "# bloomfilter benchmark: $ROWS rows, filters of 1e5, 1e7 and $BIG keys, best of $REPEAT"
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $("$PGBIN/postgres" --version)"
-suite_start=$(date +%s)
 start=$suite_start
 "${PSQL[@]}" -v rows="$ROWS" -v mid="$MID" -v big="$BIG" -f - <"$HERE/setup.sql"
 echo "# setup took $(($(date +%s) - start)) s"
@@ -133,6 +135,7 @@ echo "# setup took $(($(date +%s) - start)) s"
 : >"$VALUES"
 has_agg=$("${PSQL[@]}" -tA -c "SELECT to_regprocedure('bloom_agg(anyelement, bigint, float8)') IS NOT NULL")
 [ "$has_agg" = t ] || echo "# no bloom_agg(value, capacity, fpp) in this build: builds measured with bloom_add_all"
+fi
 
 # time MODE LABEL SQL: best of REPEAT runs of SQL, in ms, recorded in RESULTS
 time_query() {
@@ -332,6 +335,24 @@ citus_target() {
 
 if [ "$SECTIONS" = targets ]; then
 	targets
+fi
+
+# BENCH_SECTIONS=summaries: section 3 alone, on its own cluster, and its two rows
+if [ "$SECTIONS" = summaries ]; then
+	echo "# bloomfilter benchmark, summaries only: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $("$PGBIN/postgres" --version)"
+	: >"$VALUES"
+	summary_targets
+	awk -v parts="$PARTS" '{ val[$2] = $3 }
+		END {
+			if ("planning_added" in val)
+				printf "| planning added on a summarised table (365 partitions, median) | **%+.3f ms** | <= +0.10 ms | %s |\n",
+					val["planning_added"], val["planning_added"] <= 0.10 ? "met" : "missed"
+			if ("decision" in val)
+				printf "| executor-start decision, %s partitions (on - floor, medians) | **%.2f ms** (%.2f - %.2f) | <= 10 ms | %s |\n",
+					parts, val["decision"], val["exec_on"], val["exec_floor"], val["decision"] <= 10 ? "met" : "missed"
+		}' "$VALUES"
+	echo "# total $(($(date +%s) - suite_start)) s"
+	exit 0
 fi
 
 for kind in int text; do

@@ -209,14 +209,20 @@ typedef struct Replacement
 	const char **keys;			/* by plan_node_id: the key names to show */
 	List	  **guards;			/* by plan_node_id: a guard's candidates */
 	Cost		removed_cost;	/* the replaced scans' estimated total cost */
+	bool		leave_out;		/* skipped scans left out of Appends (not EXPLAIN) */
+	int			nleft_out;
 	int			next_node_id;	/* for the guards, above every node's id */
 } Replacement;
 
 static Plan *replace_scans(Plan *plan, Replacement *r);
 
-/* The list with each plan replaced; the same list if none changed. */
+/*
+ * The list with each plan replaced; the same list if none changed.  With
+ * leave_out, a skipped scan is NULL in it (summary_leave_out.c removes
+ * it): no node is made for it.
+ */
 static List *
-replace_in_list(List *plans, Replacement *r)
+replace_in_list(List *plans, Replacement *r, bool leave_out)
 {
 	List	   *result = NIL;
 	bool		changed = false;
@@ -224,7 +230,16 @@ replace_in_list(List *plans, Replacement *r)
 
 	foreach(lc, plans)
 	{
-		Plan	   *p = replace_scans(lfirst(lc), r);
+		Plan	   *p = lfirst(lc);
+
+		if (leave_out && is_table_scan(p) && bms_is_member(p->plan_node_id, r->ids))
+		{
+			r->removed_cost += p->total_cost;
+			r->nleft_out++;
+			p = NULL;
+		}
+		else
+			p = replace_scans(p, r);
 
 		changed |= p != lfirst(lc);
 		result = lappend(result, p);
@@ -282,7 +297,8 @@ replace_scans(Plan *plan, Replacement *r)
 		default:
 			break;
 	}
-	new_children = replace_in_list(children, r);
+	new_children = replace_in_list(children, r,
+								   r->leave_out && skipped_may_be_left_out(plan));
 	left = replace_scans(plan->lefttree, r);
 	right = replace_scans(plan->righttree, r);
 	if (new_children == children && left == plan->lefttree && right == plan->righttree)
@@ -303,9 +319,11 @@ replace_scans(Plan *plan, Replacement *r)
 	{
 		case T_Append:
 			((Append *) copy)->appendplans = new_children;
+			leave_out_skipped(copy);
 			break;
 		case T_MergeAppend:
 			((MergeAppend *) copy)->mergeplans = new_children;
+			leave_out_skipped(copy);
 			break;
 		case T_SubqueryScan:
 			((SubqueryScan *) copy)->subplan = linitial(new_children);
@@ -720,7 +738,7 @@ lower_jit_flags(PlannedStmt *stmt, Cost cost)
  * candidate scan the summary rules out replaced by an empty node.
  */
 static PlannedStmt *
-decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
+decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc, int eflags)
 {
 	CustomScan *marker = (CustomScan *) stmt->planTree;
 	PlannedStmt *result = makeNode(PlannedStmt);
@@ -728,6 +746,8 @@ decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
 	List	   *probes = NIL;
 	List	   *candidates = NIL;
 	List	   *guarded = NIL;
+	SummaryProbe *like = NULL;
+	List	   *like_candidate = NIL;
 	ListCell   *lc;
 	ListCell   *lp;
 
@@ -749,15 +769,19 @@ decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
 			guarded = lappend(guarded, lfirst(lc));
 			continue;
 		}
-		p = probe_of(lfirst(lc), queryDesc->params, NULL);
+		p = probe_like(lfirst(lc), queryDesc->params, like, like_candidate);
 		if (p != NULL)
 		{
+			like = p;
+			like_candidate = lfirst(lc);
 			probes = lappend(probes, p);
 			candidates = lappend(candidates, lfirst(lc));
 		}
 	}
 	summary_decide(probes, queryDesc->snapshot);
 	memset(&r, 0, sizeof(r));
+	/* EXPLAIN shows every skipped scan (summary_leave_out.c) */
+	r.leave_out = !(eflags & EXEC_FLAG_EXPLAIN_ONLY) && queryDesc->instrument_options == 0;
 	foreach(lc, marker->custom_private)
 		r.nids = Max(r.nids, intVal(linitial((List *) lfirst(lc))) + 1);
 	r.keys = palloc0(sizeof(char *) * r.nids);
@@ -799,6 +823,10 @@ decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
 	result->subplans = NIL;
 	foreach(lc, stmt->subplans)
 		result->subplans = lappend(result->subplans, replace_scans(lfirst(lc), &r));
+	if (r.nleft_out > 0)
+		ereport(DEBUG1,
+				(errmsg_internal("%d scans skipped by summary left out of the plan run",
+								 r.nleft_out)));
 	return result;
 }
 
@@ -814,7 +842,7 @@ summary_executor_start(QueryDesc *queryDesc, int eflags)
 	if (stmt != NULL && stmt->planTree != NULL && IsA(stmt->planTree, CustomScan) &&
 		((CustomScan *) stmt->planTree)->methods == &marker_methods)
 	{
-		queryDesc->plannedstmt = decided_statement(stmt, queryDesc);
+		queryDesc->plannedstmt = decided_statement(stmt, queryDesc, eflags);
 		rewritten = queryDesc->plannedstmt->planTree != linitial(((CustomScan *) stmt->planTree)->custom_plans);
 	}
 	if (prev_executor_start)
