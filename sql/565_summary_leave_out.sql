@@ -82,6 +82,8 @@ SET parallel_leader_participation = off;
 SELECT lo_has('SELECT day, k, v FROM lo WHERE k = 7', 'Parallel Append') AS parallel_append;
 SELECT lo_same('SELECT day, k, v FROM lo WHERE k = 7 ORDER BY 1, 3');
 SELECT lo_same('SELECT day, k FROM lo WHERE k = 3001 OR k = 6049 ORDER BY 1, 2');
+-- every child of the Parallel Append left out
+SELECT lo_same('SELECT count(*) FROM lo WHERE k = 99999');
 RESET parallel_leader_participation;
 RESET min_parallel_table_scan_size;
 RESET parallel_tuple_cost;
@@ -108,5 +110,7 @@ RESET plan_cache_mode;
 -- a UNION ALL of two parents, and a join: Appends below other nodes
 SELECT lo_same('SELECT day, k FROM lo WHERE k = 7 UNION ALL SELECT day, k FROM lo WHERE k = 8049 ORDER BY 1, 2');
 SELECT lo_same('SELECT a.day, b.day FROM lo a JOIN lo b ON a.v = b.v WHERE a.k = 7 AND b.k = 5001 ORDER BY 1, 2');
+-- row locks: the left-out leaves' row marks stay, inactive
+SELECT lo_same('SELECT day, k, v FROM lo WHERE k = 7 ORDER BY 1, 3 FOR UPDATE');
 
 DROP TABLE lo;
