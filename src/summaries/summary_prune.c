@@ -404,7 +404,7 @@ is_scan_value(Node *node)
  * column's, under which the filter was built.
  */
 static bool
-fixing_operator(Oid opno, Oid inputcollid, Oid coltype, Oid colcollation)
+fixing_operator_lookup(Oid opno, Oid inputcollid, Oid coltype, Oid colcollation)
 {
 	TypeCacheEntry *tc = lookup_type_cache(coltype, TYPECACHE_HASH_OPFAMILY);
 
@@ -413,6 +413,38 @@ fixing_operator(Oid opno, Oid inputcollid, Oid coltype, Oid colcollation)
 		return false;
 	return !OidIsValid(inputcollid) || inputcollid == colcollation ||
 		get_collation_isdeterministic(inputcollid);
+}
+
+/*
+ * The last answer of fixing_operator_lookup, within one call of the
+ * planner hook (summary_planner forgets it first): the scans of a query's
+ * hundreds of leaves ask the same question, three catalog lookups each.
+ */
+static struct
+{
+	bool		valid;
+	Oid			opno;
+	Oid			inputcollid;
+	Oid			coltype;
+	Oid			colcollation;
+	bool		answer;
+}			last_fixing;
+
+static bool
+fixing_operator(Oid opno, Oid inputcollid, Oid coltype, Oid colcollation)
+{
+	if (!last_fixing.valid || last_fixing.opno != opno ||
+		last_fixing.inputcollid != inputcollid || last_fixing.coltype != coltype ||
+		last_fixing.colcollation != colcollation)
+	{
+		last_fixing.answer = fixing_operator_lookup(opno, inputcollid, coltype, colcollation);
+		last_fixing.opno = opno;
+		last_fixing.inputcollid = inputcollid;
+		last_fixing.coltype = coltype;
+		last_fixing.colcollation = colcollation;
+		last_fixing.valid = true;
+	}
+	return last_fixing.answer;
 }
 
 static List *fixing_sources(Scan *scan, Node *qual, AttrNumber attno, Oid coltype,
@@ -553,10 +585,8 @@ static List *
 candidate_for(Scan *scan, Oid leaf, SummaryOfLeaf *s, List *quals)
 {
 	List	   *attrs = NIL;
-	bool		any_fixed = false;
-	StringInfoData keys;
+	char	   *keys = NULL;	/* the fixed columns' names, for EXPLAIN */
 
-	initStringInfo(&keys);
 	for (int k = 0; k < s->nkeys; k++)
 	{
 		List	   *sources = NIL;
@@ -570,18 +600,17 @@ candidate_for(Scan *scan, Oid leaf, SummaryOfLeaf *s, List *quals)
 			if (sources != NIL)
 				break;
 		}
-		any_fixed |= sources != NIL;
 		attrs = lappend(attrs, list_make4(makeInteger(sources != NIL),
 										  makeInteger((int) valtype),
 										  makeInteger((int) s->collations[k]), sources));
 		if (sources != NIL)
-			appendStringInfo(&keys, "%s%s", keys.len > 0 ? ", " : "", s->names[k]);
+			keys = keys ? psprintf("%s, %s", keys, s->names[k]) : pstrdup(s->names[k]);
 	}
-	if (!any_fixed)
+	if (keys == NULL)
 		return NIL;
 	return list_concat(list_make4(makeInteger(scan->plan.plan_node_id),
 								  makeInteger(s->summary_id), makeInteger((int) leaf),
-								  makeString(keys.data)),
+								  makeString(keys)),
 					   attrs);
 }
 
@@ -653,6 +682,7 @@ summary_planner(Query *parse, const char *query_string, int cursorOptions,
 		stmt->hasModifyingCTE || !summary_catalog_installed())
 		return stmt;
 	memset(&walk, 0, sizeof(walk));
+	last_fixing.valid = false;
 	walk.stmt = stmt;
 	walk_scans(stmt->planTree, find_candidates, &walk);
 	foreach(lc, stmt->subplans)
