@@ -41,7 +41,9 @@
 #     generic plan for an absent key (every partition skipped), medians of
 #     BENCH_EXECS interleaved executions with the pruning on, off, and the
 #     floor (PostgreSQL's own executor-start pruning removing every
-#     partition); the decision is on - floor;
+#     partition); the decision is on - floor, also in the backend's CPU
+#     time (/proc/self/stat, the best of three rounds of 2 x BENCH_EXECS
+#     executions), which the load of others on a shared machine moves less;
 #  4. Citus partial states against 32 x the filter's bytes: section 1 of
 #     bench/server/citus.sh (which runs whole, at BENCH_CITUS_ROWS rows),
 #     when Citus is installed in this PostgreSQL; else "not measured";
@@ -79,7 +81,8 @@
 #   BENCH_CITUS     0 leaves the Citus measure out (1)
 #   BENCH_CITUS_ROWS  rows of citus.sh's table (1000000; the partial
 #                   states' bytes do not depend on it)
-#   BENCH_SECTIONS  all (default) or targets
+#   BENCH_SECTIONS  all (default), targets, or summaries (section 3 alone,
+#                   with its two rows; no data set up for the others)
 #   BENCH_ONLY      an extended regular expression: section 2 runs only the
 #                   rows (and byte comparisons) whose label matches, e.g.
 #                   'count k$|hll|datasized', and sections 3-4 are left
@@ -117,12 +120,14 @@ if [ "$(id -u)" = 0 ] && [ ! -f "$("$PGBIN/pg_config" --sharedir)/extension/hll.
 fi
 
 cluster_workdir "$DIR"
-start_cluster bench "$PORT" listen_addresses= shared_buffers=2GB jit=off \
-	max_worker_processes=8 max_parallel_workers=4 work_mem=1GB \
-	max_wal_size=4GB checkpoint_timeout=1h autovacuum=off
 RESULTS=$WORK_DIR/results.txt
 MEDIANS=$WORK_DIR/medians.txt
 VALUES=$WORK_DIR/values.txt
+suite_start=$(date +%s)
+if [ "$SECTIONS" != summaries ]; then
+start_cluster bench "$PORT" listen_addresses= shared_buffers=2GB jit=off \
+	max_worker_processes=8 max_parallel_workers=4 work_mem=1GB \
+	max_wal_size=4GB checkpoint_timeout=1h autovacuum=off
 # two workers and no leader participation: two processes, two cores
 PARALLEL_SETTINGS="SET max_parallel_workers_per_gather = 2; SET parallel_leader_participation = off;
 	SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
@@ -130,7 +135,6 @@ PSQL=(psql_on bench -d postgres)
 
 echo "# bloomfilter benchmark: $ROWS rows, filters of 1e5, 1e7 and $BIG keys, best of $REPEAT"
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $("$PGBIN/postgres" --version)"
-suite_start=$(date +%s)
 start=$suite_start
 "${PSQL[@]}" -v rows="$ROWS" -v mid="$MID" -v big="$BIG" -f - <"$HERE/setup.sql"
 echo "# setup took $(($(date +%s) - start)) s"
@@ -139,6 +143,7 @@ echo "# setup took $(($(date +%s) - start)) s"
 : >"$VALUES"
 has_agg=$("${PSQL[@]}" -tA -c "SELECT to_regprocedure('bloom_agg(anyelement, bigint, float8)') IS NOT NULL")
 [ "$has_agg" = t ] || echo "# no bloom_agg(value, capacity, fpp) in this build: builds measured with bloom_add_all"
+fi
 
 # time MODE LABEL SQL: best of REPEAT runs of SQL, in ms, recorded in RESULTS
 time_query() {
@@ -297,6 +302,9 @@ summary_targets() {
 			SELECT m, exec_ms(-3 - i, m) AS ms
 			FROM generate_series(1, $EXECS) i, unnest(ARRAY['on', 'off', 'floor']) m)
 		SELECT 'exec', m, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms), min(ms) FROM e GROUP BY m;
+		-- the backend's CPU time, in three rounds of on and floor: the lowest
+		SELECT 'cpu', m, min(exec_cpu_ms(m, $EXECS * 2)) FROM generate_series(1, 3) r,
+		       unnest(ARRAY['on', 'floor']) m GROUP BY m;
 		SQL
 		)
 		plan=$(psql_on summary -d postgres -tA -c "SET plan_cache_mode = force_generic_plan" \
@@ -309,11 +317,15 @@ summary_targets() {
 	     $1 == "first" { printf "# executor, %d partitions, first execution in the session, pruning on (planning the generic plan and reading the filters included): %.2f ms\n", parts, $2 }
 	     $1 == "exec" { printf "# executor, %d partitions, generic plan, an absent key, %s: median %.3f ms, best %.3f ms\n", parts, $2, $3, $4
 	                    e[$2] = $3 }
-	     END { if ("on" in e) { printf "# decision (pruning on - floor): %.3f ms\n", e["on"] - e["floor"]
+	     $1 == "cpu" { printf "# executor, %d partitions, the backend'"'"'s CPU time per execution, %s: %.3f ms (best of 3 rounds of %d)\n", parts, $2, $3, 2 * n_exec
+	                   c[$2] = $3 }
+	     END { if ("on" in c) { printf "# decision in CPU time (pruning on - floor): %.3f ms\n", c["on"] - c["floor"]
+	                            print "value decision_cpu " c["on"] - c["floor"] >> v }
+	           if ("on" in e) { printf "# decision (pruning on - floor): %.3f ms\n", e["on"] - e["floor"]
 	                            print "value decision " e["on"] - e["floor"] >> v
 	                            print "value exec_on " e["on"] >> v; print "value exec_floor " e["floor"] >> v
 	                            print "value exec_off " e["off"] >> v } }' \
-		n="$PLANS" parts="$PARTS" v="$VALUES" <<<"$out"
+		n="$PLANS" n_exec="$EXECS" parts="$PARTS" v="$VALUES" <<<"$out"
 }
 
 # Citus partial states: bench/server/citus.sh measures them (section 1);
@@ -343,6 +355,27 @@ citus_target() {
 
 if [ "$SECTIONS" = targets ]; then
 	targets
+fi
+
+# BENCH_SECTIONS=summaries: section 3 alone, on its own cluster, and its two rows
+if [ "$SECTIONS" = summaries ]; then
+	echo "# bloomfilter benchmark, summaries only: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, $("$PGBIN/postgres" --version)"
+	: >"$VALUES"
+	summary_targets
+	awk -v parts="$PARTS" '{ val[$2] = $3 }
+		END {
+			if ("planning_added" in val)
+				printf "| planning added on a summarised table (365 partitions, median) | **%+.3f ms** | <= +0.10 ms | %s |\n",
+					val["planning_added"], val["planning_added"] <= 0.10 ? "met" : "missed"
+			if ("decision" in val)
+				printf "| executor-start decision, %s partitions (on - floor, medians) | **%.2f ms** (%.2f - %.2f) | <= 10 ms | %s |\n",
+					parts, val["decision"], val["exec_on"], val["exec_floor"], val["decision"] <= 10 ? "met" : "missed"
+			if ("decision_cpu" in val)
+				printf "| the same in the backend'"'"'s CPU time | **%.2f ms** | <= 10 ms | %s |\n",
+					val["decision_cpu"], val["decision_cpu"] <= 10 ? "met" : "missed"
+		}' "$VALUES"
+	echo "# total $(($(date +%s) - suite_start)) s"
+	exit 0
 fi
 
 for kind in int text; do

@@ -58,3 +58,23 @@ BEGIN
 	RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
 END
 $$;
+
+-- The backend's own CPU time (user + system, in ms, 10 ms ticks) from
+-- /proc/self/stat (Linux, superuser): on a shared machine the wall-clock
+-- medians above grow with the load of others, the CPU time of one backend
+-- much less.  exec_cpu_ms(mode, n): per execution, over n executions.
+CREATE FUNCTION cpu_ms() RETURNS float8 LANGUAGE sql AS $$
+	SELECT ((f[12])::bigint + (f[13])::bigint) * 10.0
+	FROM (SELECT string_to_array(split_part(pg_read_file('/proc/self/stat'), ') ', 2), ' ') AS f) s
+$$;
+CREATE FUNCTION exec_cpu_ms(mode text, n int) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE
+	t0 float8 := cpu_ms();
+	x float8;
+BEGIN
+	FOR i IN 1..n LOOP
+		x := exec_ms(-1000 - i, mode);
+	END LOOP;
+	RETURN (cpu_ms() - t0) / n;
+END
+$$;

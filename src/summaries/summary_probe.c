@@ -100,6 +100,58 @@ add_source_values(Node *expr, bool is_array, Oid valtype, ParamListInfo params,
 	return true;
 }
 
+SummaryProbe *
+summary_probe_alloc(int nkeys)
+{
+	Size		header = MAXALIGN(sizeof(SummaryProbe));
+	Size		datums = MAXALIGN(sizeof(Datum *) * nkeys);
+	Size		ints = MAXALIGN(sizeof(Oid) * nkeys);
+	char	   *chunk = palloc0(header + datums + 3 * ints + nkeys * sizeof(bool));
+	SummaryProbe *p = (SummaryProbe *) chunk;
+
+	chunk += header;
+	p->values = (Datum **) chunk;
+	chunk += datums;
+	p->valtypes = (Oid *) chunk;
+	p->collations = (Oid *) (chunk + ints);
+	p->nvalues = (int *) (chunk + 2 * ints);
+	p->fixed = (bool *) (chunk + 3 * ints);
+	p->nkeys = nkeys;
+	return p;
+}
+
+/* True if the two candidates ask the same of the same summary (not the leaf). */
+static bool
+same_question(List *a, List *b)
+{
+	ListCell   *la;
+	ListCell   *lb;
+
+	if (list_length(a) != list_length(b) || intVal(lsecond(a)) != intVal(lsecond(b)))
+		return false;
+	forboth(la, a, lb, b)
+	{
+		/* plan_node_id, summary_id, leaf, key names: not the question */
+		if (foreach_current_index(la) >= 4 && !equal(lfirst(la), lfirst(lb)))
+			return false;
+	}
+	return true;
+}
+
+SummaryProbe *
+probe_like(List *candidate, ParamListInfo params, SummaryProbe *like, List *like_candidate)
+{
+	SummaryProbe *p;
+
+	if (like == NULL || !same_question(candidate, like_candidate))
+		return probe_of(candidate, params, NULL);
+	p = palloc(sizeof(SummaryProbe));
+	memcpy(p, like, sizeof(SummaryProbe));
+	p->leaf = (Oid) intVal(lthird(candidate));
+	p->prune = false;
+	return p;
+}
+
 /*
  * The probe of a candidate with this execution's values (and, given
  * econtext, its executor parameters' current values), or NULL.
@@ -107,11 +159,14 @@ add_source_values(Node *expr, bool is_array, Oid valtype, ParamListInfo params,
 SummaryProbe *
 probe_of(List *candidate, ParamListInfo params, ExprContext *econtext)
 {
-	SummaryProbe *p = palloc0(sizeof(SummaryProbe));
+	SummaryProbe *p;
 	int			k = 0;
 	double		combinations = 1;
 	ListCell   *lc;
 
+	if (list_length(candidate) - 4 > SUMMARY_MAX_KEYS)
+		return NULL;
+	p = summary_probe_alloc(Max(list_length(candidate) - 4, 0));
 	p->summary_id = intVal(lsecond(candidate));
 	p->leaf = (Oid) intVal(lthird(candidate));
 	for_each_from(lc, candidate, 4)
@@ -120,8 +175,6 @@ probe_of(List *candidate, ParamListInfo params, ExprContext *econtext)
 		ListCell   *s;
 		List	   *values = NIL;
 
-		if (k >= SUMMARY_MAX_KEYS)
-			return NULL;
 		p->fixed[k] = intVal(linitial(attr)) != 0;
 		p->valtypes[k] = (Oid) intVal(lsecond(attr));
 		p->collations[k] = (Oid) intVal(lthird(attr));

@@ -209,14 +209,20 @@ typedef struct Replacement
 	const char **keys;			/* by plan_node_id: the key names to show */
 	List	  **guards;			/* by plan_node_id: a guard's candidates */
 	Cost		removed_cost;	/* the replaced scans' estimated total cost */
+	bool		leave_out;		/* skipped scans left out of Appends (not EXPLAIN) */
+	int			nleft_out;
 	int			next_node_id;	/* for the guards, above every node's id */
 } Replacement;
 
 static Plan *replace_scans(Plan *plan, Replacement *r);
 
-/* The list with each plan replaced; the same list if none changed. */
+/*
+ * The list with each plan replaced; the same list if none changed.  With
+ * leave_out, a skipped scan is NULL in it (summary_leave_out.c removes
+ * it): no node is made for it.
+ */
 static List *
-replace_in_list(List *plans, Replacement *r)
+replace_in_list(List *plans, Replacement *r, bool leave_out)
 {
 	List	   *result = NIL;
 	bool		changed = false;
@@ -224,7 +230,16 @@ replace_in_list(List *plans, Replacement *r)
 
 	foreach(lc, plans)
 	{
-		Plan	   *p = replace_scans(lfirst(lc), r);
+		Plan	   *p = lfirst(lc);
+
+		if (leave_out && is_table_scan(p) && bms_is_member(p->plan_node_id, r->ids))
+		{
+			r->removed_cost += p->total_cost;
+			r->nleft_out++;
+			p = NULL;
+		}
+		else
+			p = replace_scans(p, r);
 
 		changed |= p != lfirst(lc);
 		result = lappend(result, p);
@@ -282,7 +297,8 @@ replace_scans(Plan *plan, Replacement *r)
 		default:
 			break;
 	}
-	new_children = replace_in_list(children, r);
+	new_children = replace_in_list(children, r,
+								   r->leave_out && skipped_may_be_left_out(plan));
 	left = replace_scans(plan->lefttree, r);
 	right = replace_scans(plan->righttree, r);
 	if (new_children == children && left == plan->lefttree && right == plan->righttree)
@@ -303,9 +319,11 @@ replace_scans(Plan *plan, Replacement *r)
 	{
 		case T_Append:
 			((Append *) copy)->appendplans = new_children;
+			leave_out_skipped(copy);
 			break;
 		case T_MergeAppend:
 			((MergeAppend *) copy)->mergeplans = new_children;
+			leave_out_skipped(copy);
 			break;
 		case T_SubqueryScan:
 			((SubqueryScan *) copy)->subplan = linitial(new_children);
@@ -386,7 +404,7 @@ is_scan_value(Node *node)
  * column's, under which the filter was built.
  */
 static bool
-fixing_operator(Oid opno, Oid inputcollid, Oid coltype, Oid colcollation)
+fixing_operator_lookup(Oid opno, Oid inputcollid, Oid coltype, Oid colcollation)
 {
 	TypeCacheEntry *tc = lookup_type_cache(coltype, TYPECACHE_HASH_OPFAMILY);
 
@@ -395,6 +413,38 @@ fixing_operator(Oid opno, Oid inputcollid, Oid coltype, Oid colcollation)
 		return false;
 	return !OidIsValid(inputcollid) || inputcollid == colcollation ||
 		get_collation_isdeterministic(inputcollid);
+}
+
+/*
+ * The last answer of fixing_operator_lookup, within one call of the
+ * planner hook (summary_planner forgets it first): the scans of a query's
+ * hundreds of leaves ask the same question, three catalog lookups each.
+ */
+static struct
+{
+	bool		valid;
+	Oid			opno;
+	Oid			inputcollid;
+	Oid			coltype;
+	Oid			colcollation;
+	bool		answer;
+}			last_fixing;
+
+static bool
+fixing_operator(Oid opno, Oid inputcollid, Oid coltype, Oid colcollation)
+{
+	if (!last_fixing.valid || last_fixing.opno != opno ||
+		last_fixing.inputcollid != inputcollid || last_fixing.coltype != coltype ||
+		last_fixing.colcollation != colcollation)
+	{
+		last_fixing.answer = fixing_operator_lookup(opno, inputcollid, coltype, colcollation);
+		last_fixing.opno = opno;
+		last_fixing.inputcollid = inputcollid;
+		last_fixing.coltype = coltype;
+		last_fixing.colcollation = colcollation;
+		last_fixing.valid = true;
+	}
+	return last_fixing.answer;
 }
 
 static List *fixing_sources(Scan *scan, Node *qual, AttrNumber attno, Oid coltype,
@@ -535,10 +585,8 @@ static List *
 candidate_for(Scan *scan, Oid leaf, SummaryOfLeaf *s, List *quals)
 {
 	List	   *attrs = NIL;
-	bool		any_fixed = false;
-	StringInfoData keys;
+	char	   *keys = NULL;	/* the fixed columns' names, for EXPLAIN */
 
-	initStringInfo(&keys);
 	for (int k = 0; k < s->nkeys; k++)
 	{
 		List	   *sources = NIL;
@@ -552,18 +600,17 @@ candidate_for(Scan *scan, Oid leaf, SummaryOfLeaf *s, List *quals)
 			if (sources != NIL)
 				break;
 		}
-		any_fixed |= sources != NIL;
 		attrs = lappend(attrs, list_make4(makeInteger(sources != NIL),
 										  makeInteger((int) valtype),
 										  makeInteger((int) s->collations[k]), sources));
 		if (sources != NIL)
-			appendStringInfo(&keys, "%s%s", keys.len > 0 ? ", " : "", s->names[k]);
+			keys = keys ? psprintf("%s, %s", keys, s->names[k]) : pstrdup(s->names[k]);
 	}
-	if (!any_fixed)
+	if (keys == NULL)
 		return NIL;
 	return list_concat(list_make4(makeInteger(scan->plan.plan_node_id),
 								  makeInteger(s->summary_id), makeInteger((int) leaf),
-								  makeString(keys.data)),
+								  makeString(keys)),
 					   attrs);
 }
 
@@ -635,6 +682,7 @@ summary_planner(Query *parse, const char *query_string, int cursorOptions,
 		stmt->hasModifyingCTE || !summary_catalog_installed())
 		return stmt;
 	memset(&walk, 0, sizeof(walk));
+	last_fixing.valid = false;
 	walk.stmt = stmt;
 	walk_scans(stmt->planTree, find_candidates, &walk);
 	foreach(lc, stmt->subplans)
@@ -720,7 +768,7 @@ lower_jit_flags(PlannedStmt *stmt, Cost cost)
  * candidate scan the summary rules out replaced by an empty node.
  */
 static PlannedStmt *
-decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
+decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc, int eflags)
 {
 	CustomScan *marker = (CustomScan *) stmt->planTree;
 	PlannedStmt *result = makeNode(PlannedStmt);
@@ -728,6 +776,8 @@ decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
 	List	   *probes = NIL;
 	List	   *candidates = NIL;
 	List	   *guarded = NIL;
+	SummaryProbe *like = NULL;
+	List	   *like_candidate = NIL;
 	ListCell   *lc;
 	ListCell   *lp;
 
@@ -749,15 +799,19 @@ decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
 			guarded = lappend(guarded, lfirst(lc));
 			continue;
 		}
-		p = probe_of(lfirst(lc), queryDesc->params, NULL);
+		p = probe_like(lfirst(lc), queryDesc->params, like, like_candidate);
 		if (p != NULL)
 		{
+			like = p;
+			like_candidate = lfirst(lc);
 			probes = lappend(probes, p);
 			candidates = lappend(candidates, lfirst(lc));
 		}
 	}
 	summary_decide(probes, queryDesc->snapshot);
 	memset(&r, 0, sizeof(r));
+	/* EXPLAIN shows every skipped scan (summary_leave_out.c) */
+	r.leave_out = !(eflags & EXEC_FLAG_EXPLAIN_ONLY) && queryDesc->instrument_options == 0;
 	foreach(lc, marker->custom_private)
 		r.nids = Max(r.nids, intVal(linitial((List *) lfirst(lc))) + 1);
 	r.keys = palloc0(sizeof(char *) * r.nids);
@@ -799,6 +853,10 @@ decided_statement(PlannedStmt *stmt, QueryDesc *queryDesc)
 	result->subplans = NIL;
 	foreach(lc, stmt->subplans)
 		result->subplans = lappend(result->subplans, replace_scans(lfirst(lc), &r));
+	if (r.nleft_out > 0)
+		ereport(DEBUG1,
+				(errmsg_internal("%d scans skipped by summary left out of the plan run",
+								 r.nleft_out)));
 	return result;
 }
 
@@ -814,7 +872,7 @@ summary_executor_start(QueryDesc *queryDesc, int eflags)
 	if (stmt != NULL && stmt->planTree != NULL && IsA(stmt->planTree, CustomScan) &&
 		((CustomScan *) stmt->planTree)->methods == &marker_methods)
 	{
-		queryDesc->plannedstmt = decided_statement(stmt, queryDesc);
+		queryDesc->plannedstmt = decided_statement(stmt, queryDesc, eflags);
 		rewritten = queryDesc->plannedstmt->planTree != linitial(((CustomScan *) stmt->planTree)->custom_plans);
 	}
 	if (prev_executor_start)

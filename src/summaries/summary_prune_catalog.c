@@ -10,10 +10,9 @@
  *	  the filter of any bloom_summary_delta row of the same summary and leaf
  *	  visible under the snapshot may hold a value of V.  A leaf without a
  *	  part row, or with an untrusted one, is kept, and its filter is never
- *	  read.  Part rows and deltas are read at every executor start; only the
- *	  detoasted filters are kept per backend, keyed by the identity of the
- *	  row version that holds them (relation, ctid, xmin), which no later
- *	  version of the row shares.
+ *	  read.  Part rows and deltas are read at every executor start (by a scan
+ *	  of the whole table when a summary's leaves are many); only the
+ *	  detoasted filters are kept per backend (summary_filter_cache.c).
  */
 #include "postgres.h"
 
@@ -26,6 +25,7 @@
 #include "catalog/partition.h"
 #include "catalog/pg_index.h"
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "storage/itemptr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -48,11 +48,15 @@
 #include "types/bloomfilter.h"
 #include "types/multibloom.h"
 
-/* The detoasted filters kept per backend: dropped all at once past this. */
-#define FILTER_CACHE_MAX_BYTES	((Size) 256 * 1024 * 1024)
-
 /* Up to this many leaves of one summary are looked up one by one. */
 #define POINT_LOOKUPS_MAX	8
+
+/*
+ * A summary's rows are read by a scan of the whole table when they are at
+ * least this many per page of it (a part row of an inline filter is a few
+ * dozen bytes; one of a TOASTed filter, a pointer).
+ */
+#define WHOLE_TABLE_ROWS_PER_PAGE	16
 
 /* ---------------------------------------------------------------------
  * The catalog's relations, found in the extension's schema
@@ -387,88 +391,6 @@ summaries_of_leaf(SummaryPlanState *state, Oid leaf)
 }
 
 /* ---------------------------------------------------------------------
- * The detoasted filters, per backend
- * --------------------------------------------------------------------- */
-
-typedef struct FilterKey
-{
-	Oid			rel;
-	ItemPointerData tid;
-	TransactionId xmin;
-	AttrNumber	attno;
-} FilterKey;
-
-typedef struct FilterEntry
-{
-	FilterKey	key;			/* hash key */
-	const void *filter;			/* checked, in filter_cxt */
-} FilterEntry;
-
-static HTAB *filter_cache = NULL;
-static MemoryContext filter_cxt = NULL;
-static Size filter_bytes = 0;
-
-static void
-filter_cache_reset(void)
-{
-	if (filter_cache != NULL)
-		hash_destroy(filter_cache);
-	filter_cache = NULL;
-	if (filter_cxt != NULL)
-		MemoryContextReset(filter_cxt);
-	filter_bytes = 0;
-}
-
-/*
- * The filter in attribute attno of the tuple (not null), detoasted and
- * checked once per row version.
- */
-static const void *
-cached_filter(Relation rel, HeapTuple tup, AttrNumber attno, Datum raw,
-			  const FilterType *type)
-{
-	FilterKey	key;
-	FilterEntry *entry;
-	bool		found;
-	MemoryContext old;
-	struct varlena *copy;
-
-	if (filter_cxt == NULL)
-		filter_cxt = AllocSetContextCreate(TopMemoryContext, "bloomfilter summary filters",
-										   ALLOCSET_DEFAULT_SIZES);
-	if (filter_bytes > FILTER_CACHE_MAX_BYTES)
-		filter_cache_reset();
-	if (filter_cache == NULL)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(FilterKey);
-		ctl.entrysize = sizeof(FilterEntry);
-		ctl.hcxt = filter_cxt;
-		filter_cache = hash_create("bloomfilter summary filters", 1024, &ctl,
-								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
-	memset(&key, 0, sizeof(key));
-	key.rel = RelationGetRelid(rel);
-	key.tid = tup->t_self;
-	key.xmin = HeapTupleHeaderGetRawXmin(tup->t_data);
-	key.attno = attno;
-	entry = hash_search(filter_cache, &key, HASH_FIND, NULL);
-	if (entry != NULL)
-		return entry->filter;
-
-	old = MemoryContextSwitchTo(filter_cxt);
-	copy = pg_detoast_datum_copy((struct varlena *) DatumGetPointer(raw));
-	MemoryContextSwitchTo(old);
-	/* an ERROR here (a damaged filter) leaves copy to the next reset */
-	(void) filter_from_datum(PointerGetDatum(copy), type);
-	entry = hash_search(filter_cache, &key, HASH_ENTER, &found);
-	entry->filter = copy;
-	filter_bytes += VARSIZE(copy);
-	return copy;
-}
-
-/* ---------------------------------------------------------------------
  * Executor start: the decisions
  * --------------------------------------------------------------------- */
 
@@ -484,7 +406,8 @@ typedef struct ProbeWork
 {
 	SummaryProbe *probe;
 	ProbeState	state;
-	BloomHasher *hashers[SUMMARY_MAX_KEYS];
+	BloomHasher **hashers;		/* per key (NULL: not fixed); probes of the
+								 * same arrays share them */
 	List	   *filters;		/* summary_leaf_load: the filters' copies */
 	bool		buffer_read;	/* a marker's shared buffer was read */
 	uint64	   *buffered;		/* summary_leaf_load: its hashes, sorted */
@@ -597,7 +520,7 @@ row_filter(ProbeWork *w, Relation rel, HeapTuple tup)
 	raw = heap_getattr(tup, attno, desc, &isnull);
 	if (isnull)
 		return NULL;
-	return cached_filter(rel, tup, attno, raw,
+	return summary_cached_filter(rel, tup, attno, raw,
 						 w->probe->nkeys == 1 ? &bloom_type : &multibloom_type);
 }
 
@@ -732,9 +655,22 @@ first_work_of_leaf(ProbeWork **works, int nworks, Oid leaf)
 }
 
 /*
+ * True if reading all of rel costs less than finding nrows of its rows by
+ * the index: a heap scan reads a page's rows under one buffer lock, the
+ * index scan descends and locks a page for each row (and, over thousands
+ * of leaves, that was most of a decision's time).
+ */
+static bool
+whole_table_cheaper(Relation rel, int nrows)
+{
+	return (double) RelationGetNumberOfBlocks(rel) * WHOLE_TABLE_ROWS_PER_PAGE <= nrows;
+}
+
+/*
  * Calls visit for each row of rel visible under snapshot that belongs to
  * (summary_id, the leaf of one of works, sorted by leaf): one index lookup
- * per leaf for a few leaves, else one scan of the summary's rows.
+ * per leaf for a few leaves, else one scan of the summary's rows (by the
+ * index, or of the whole table when that is cheaper), in no given order.
  */
 static void
 visit_rows(Relation rel, Oid index, Snapshot snapshot, int32 summary_id,
@@ -744,6 +680,9 @@ visit_rows(Relation rel, Oid index, Snapshot snapshot, int32 summary_id,
 	SysScanDesc scan;
 	HeapTuple	tup;
 	bool		point = nworks <= POINT_LOOKUPS_MAX && OidIsValid(index);
+
+	if (!point && OidIsValid(index) && whole_table_cheaper(rel, nworks))
+		index = InvalidOid;
 
 	for (int i = 0; i < (point ? nworks : 1); i++)
 	{
@@ -821,9 +760,17 @@ summary_decide(List *probes, Snapshot snapshot)
 	for (int i = 0; i < n; i++)
 	{
 		SummaryProbe *p = list_nth(probes, i);
+		SummaryProbe *prev = i > 0 ? works[i - 1].probe : NULL;
 
 		works[i].probe = p;
 		p->prune = false;
+		if (prev != NULL && prev->valtypes == p->valtypes && prev->collations == p->collations &&
+			prev->fixed == p->fixed)
+		{
+			works[i].hashers = works[i - 1].hashers;
+			continue;
+		}
+		works[i].hashers = palloc0(sizeof(BloomHasher *) * Max(p->nkeys, 1));
 		for (int k = 0; k < p->nkeys; k++)
 			if (p->fixed[k])
 				works[i].hashers[k] = hasher_for(&hashers, p->valtypes[k], p->collations[k]);
@@ -929,6 +876,7 @@ summary_leaf_load(const SummaryProbe *shape, Snapshot snapshot)
 	w->state = PROBE_NO_PART_ROW;
 	if (!summary_catalog_installed())
 		return lf;
+	w->hashers = palloc0(sizeof(BloomHasher *) * Max(shape->nkeys, 1));
 	for (int k = 0; k < shape->nkeys; k++)
 		if (shape->fixed[k])
 		{

@@ -10,9 +10,11 @@
 #ifndef BLOOMFILTER_SUMMARY_PRUNE_INTERNAL_H
 #define BLOOMFILTER_SUMMARY_PRUNE_INTERNAL_H
 
+#include "access/htup.h"
 #include "nodes/execnodes.h"
 #include "nodes/pg_list.h"
 #include "nodes/plannodes.h"
+#include "utils/relcache.h"
 #include "utils/snapshot.h"
 
 #include "core/multibloom.h"
@@ -73,13 +75,17 @@ typedef struct SummaryProbe
 	int32		summary_id;
 	Oid			leaf;
 	int			nkeys;
-	bool		fixed[SUMMARY_MAX_KEYS];
-	Oid			valtypes[SUMMARY_MAX_KEYS];
-	Oid			collations[SUMMARY_MAX_KEYS];
-	int			nvalues[SUMMARY_MAX_KEYS];
-	Datum	   *values[SUMMARY_MAX_KEYS];	/* non-null values only */
+	/* nkeys entries each; probes of one execution may share them (read-only) */
+	bool	   *fixed;
+	Oid		   *valtypes;
+	Oid		   *collations;
+	int		   *nvalues;
+	Datum	  **values;			/* non-null values only */
 	bool		prune;			/* the answer */
 } SummaryProbe;
+
+/* summary_probe.c: a probe of nkeys keys, zeroed, its arrays in one chunk. */
+extern SummaryProbe *summary_probe_alloc(int nkeys);
 
 /*
  * Decides each probe (SummaryProbe *) of the list: prune is set when the
@@ -103,17 +109,43 @@ extern SummaryLeafFilters *summary_leaf_load(const SummaryProbe *shape, Snapshot
 extern bool summary_leaf_may_hold(SummaryLeafFilters *filters, const SummaryProbe *probe);
 
 /*
+ * summary_filter_cache.c: the filter in column attno of a catalog row tup
+ * of rel (raw, not null), detoasted and checked once per row version
+ * (type: bloom or multibloom), from the per-backend cache.
+ */
+extern const void *summary_cached_filter(Relation rel, HeapTuple tup, AttrNumber attno,
+										 Datum raw, const FilterType *type);
+
+/*
  * summary_probe.c: the probe of a candidate scan (summary_prune.c, "Planning") with this
  * execution's values (and, given econtext, its executor parameters'
  * current values), or NULL.
  */
 extern SummaryProbe *probe_of(List *candidate, ParamListInfo params, ExprContext *econtext);
 
+/*
+ * The same with executor-start values only, sharing the arrays of like (the
+ * probe of like_candidate, or NULL) when the two candidates' keys and
+ * sources are equal: the scans of one query's leaves under one summary
+ * usually are, and thousands of them are decided at once.
+ */
+extern SummaryProbe *probe_like(List *candidate, ParamListInfo params,
+								SummaryProbe *like, List *like_candidate);
+
 /* summary_scan_nodes.c: registers both nodes' methods; from summary_prune_init. */
 extern void summary_scan_nodes_register(void);
 
 /* The empty node that takes a skipped scan's place: same relation and output. */
 extern Plan *make_skipped(Scan *scan, const char *keys);
+
+/*
+ * summary_leave_out.c: whether the skipped scans among plan's children may
+ * be left out of it (an Append or MergeAppend that PostgreSQL's partition
+ * pruning does not number); and, in plan, a copy whose children list holds
+ * NULL for each one left out, those removed.
+ */
+extern bool skipped_may_be_left_out(Plan *plan);
+extern void leave_out_skipped(Plan *plan);
 
 /*
  * The guard of a scan keyed by an executor parameter: the scan below it,

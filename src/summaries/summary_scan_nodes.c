@@ -199,8 +199,10 @@ typedef struct GuardState
 static SummaryProbe *
 shape_of(List *candidate)
 {
-	SummaryProbe *p = palloc0(sizeof(SummaryProbe));
+	SummaryProbe *p = summary_probe_alloc(Min(Max(list_length(candidate) - 4, 0),
+											  SUMMARY_MAX_KEYS));
 	ListCell   *lc;
+	int			k = 0;
 
 	p->summary_id = intVal(lsecond(candidate));
 	p->leaf = (Oid) intVal(lthird(candidate));
@@ -208,12 +210,12 @@ shape_of(List *candidate)
 	{
 		List	   *attr = lfirst(lc);
 
-		if (p->nkeys >= SUMMARY_MAX_KEYS)
+		if (k >= p->nkeys)
 			break;
-		p->fixed[p->nkeys] = intVal(linitial(attr)) != 0;
-		p->valtypes[p->nkeys] = (Oid) intVal(lsecond(attr));
-		p->collations[p->nkeys] = (Oid) intVal(lthird(attr));
-		p->nkeys++;
+		p->fixed[k] = intVal(linitial(attr)) != 0;
+		p->valtypes[k] = (Oid) intVal(lsecond(attr));
+		p->collations[k] = (Oid) intVal(lthird(attr));
+		k++;
 	}
 	return p;
 }
