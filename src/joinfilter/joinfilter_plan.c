@@ -276,6 +276,23 @@ new_filter_slot(PlannedStmt *stmt)
 }
 
 /*
+ * The join's outer key i if it is a column of the outer plan, else NULL.  A
+ * relabeling (a collation, a binary-compatible type) leaves the value as it
+ * is, and the join's hash function and collation are used either way.
+ */
+static Var *
+outer_key(HashJoin *hj, int i)
+{
+	Node	   *key = list_nth(hj->hashkeys, i);
+
+	while (IsA(key, RelabelType))
+		key = (Node *) ((RelabelType *) key)->arg;
+	if (!IsA(key, Var) || ((Var *) key)->varno != OUTER_VAR)
+		return NULL;
+	return (Var *) key;
+}
+
+/*
  * The filter of the join's key i, if it may have one: the outer key a
  * column of the outer plan, the inner key safe to evaluate a second time,
  * the join's operator with hash functions.
@@ -283,12 +300,12 @@ new_filter_slot(PlannedStmt *stmt)
 static bool
 filter_key(HashJoin *hj, Hash *hash, int i, Placement *pl, Oid *inner_hash_fn)
 {
-	Node	   *outer = list_nth(hj->hashkeys, i);
+	Var		   *outer = outer_key(hj, i);
 	Node	   *inner = list_nth(hash->hashkeys, i);
 	Oid			op = list_nth_oid(hj->hashoperators, i);
 	Oid			outer_hash_fn;
 
-	if (!IsA(outer, Var) || ((Var *) outer)->varno != OUTER_VAR)
+	if (outer == NULL)
 		return false;
 	if (calls_matter(inner))
 		return false;
@@ -296,7 +313,7 @@ filter_key(HashJoin *hj, Hash *hash, int i, Placement *pl, Oid *inner_hash_fn)
 		return false;
 	pl->spec.hash_fn = outer_hash_fn;
 	pl->spec.collation = list_nth_oid(hj->hashcollations, i);
-	pl->key_type = exprType(outer);
+	pl->key_type = outer->vartype;
 	return true;
 }
 
@@ -328,7 +345,7 @@ consider_join(FilterPlanning *fp, HashJoin *hj)
 		pl.spec.slot = new_filter_slot(fp->stmt);
 		pl.spec.number = ++fp->nfilters;
 		pl.build_has_params = !bms_is_empty(hash->plan.allParam);
-		place_probe(&pl, &hj->join.plan.lefttree, ((Var *) list_nth(hj->hashkeys, i))->varattno);
+		place_probe(&pl, &hj->join.plan.lefttree, outer_key(hj, i)->varattno);
 		if (pl.nprobes == 0)
 		{
 			fp->nfilters--;
