@@ -436,17 +436,16 @@ probe_restore(CustomScanState *node)
  * The methods and the constructors
  * --------------------------------------------------------------------- */
 
-static Node *create_build_state(CustomScan *cscan);
-static Node *create_probe_state(CustomScan *cscan);
+static Node *create_state(CustomScan *cscan);
 
 static const CustomScanMethods build_methods = {
 	.CustomName = JOIN_FILTER_BUILD_NAME,
-	.CreateCustomScanState = create_build_state,
+	.CreateCustomScanState = create_state,
 };
 
 static const CustomScanMethods probe_methods = {
 	.CustomName = JOIN_FILTER_PROBE_NAME,
-	.CreateCustomScanState = create_probe_state,
+	.CreateCustomScanState = create_state,
 };
 
 static const CustomExecMethods build_exec_methods = {
@@ -469,21 +468,15 @@ static const CustomExecMethods probe_exec_methods = {
 	.ExplainCustomScan = probe_explain,
 };
 
+/* The state of either node: they differ in their state and executor methods. */
 static Node *
-create_build_state(CustomScan *cscan)
+create_state(CustomScan *cscan)
 {
-	CustomScanState *state = (CustomScanState *) newNode(sizeof(BuildState), T_CustomScanState);
+	bool		build = cscan->methods == &build_methods;
+	CustomScanState *state = (CustomScanState *)
+		newNode(build ? sizeof(BuildState) : sizeof(ProbeState), T_CustomScanState);
 
-	state->methods = &build_exec_methods;
-	return (Node *) state;
-}
-
-static Node *
-create_probe_state(CustomScan *cscan)
-{
-	CustomScanState *state = (CustomScanState *) newNode(sizeof(ProbeState), T_CustomScanState);
-
-	state->methods = &probe_exec_methods;
+	state->methods = build ? &build_exec_methods : &probe_exec_methods;
 	return (Node *) state;
 }
 
