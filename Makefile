@@ -15,7 +15,7 @@ MODULE_big = bloomfilter
 # semijoin prefilter (src/semijoin/) and, above it, Citus (src/citus/); the
 # module file on top (src/module.c).  Every file includes others by their
 # path under src/ ("core/filter.h", "types/bloomfilter.h").
-WINGS = types aggregates helpers scan summaries semijoin citus
+WINGS = types aggregates helpers scan summaries semijoin joinfilter citus
 CORE_SRCS = $(sort $(wildcard src/core/*.c))
 CORE_HDRS = $(sort $(wildcard src/core/*.h))
 GLUE_SRCS = $(sort $(foreach w,$(WINGS),$(wildcard src/$(w)/*.c))) src/module.c

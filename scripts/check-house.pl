@@ -36,7 +36,7 @@ my @LAYERS = (
 	['types'],
 	['aggregates'],
 	['helpers'],
-	['scan', 'summaries', 'semijoin'],
+	['scan', 'summaries', 'semijoin', 'joinfilter'],
 	['citus'],
 	['module'],
 );

@@ -19,6 +19,7 @@
 #include "helpers/extension_objects.h"
 #include "semijoin/semijoin.h"
 #include "summaries/summary_prune.h"
+#include "joinfilter/joinfilter.h"
 
 PG_MODULE_MAGIC;
 
@@ -35,6 +36,7 @@ _PG_init(void)
 	summary_buffer_init();
 	summary_prune_init();
 	bloom_citus_repartition_init();
+	bloom_join_filter_init();
 
 	/*
 	 * Only once every setting is defined: reserving the prefix drops the

@@ -91,4 +91,11 @@
 #define COMPAT_F_HASHXID8EXTENDED			InvalidOid
 #endif
 
+/*
+ * Join types (the runtime join filters of src/joinfilter/): PostgreSQL 16
+ * added JOIN_RIGHT_ANTI, 18 JOIN_RIGHT_SEMI; both drop unmatched outer rows.
+ */
+#define COMPAT_HAVE_JOIN_RIGHT_ANTI		(PG_VERSION_NUM >= 160000)
+#define COMPAT_HAVE_JOIN_RIGHT_SEMI		(PG_VERSION_NUM >= 180000)
+
 #endif							/* BLOOMFILTER_PG_COMPAT_H */
