@@ -143,15 +143,20 @@ temp_bytes() {
 }
 
 # interleaved: ROUNDS rounds over the statements added by il_add LABEL
-# SETTINGS SQL, each round running each once, in order, in a new session;
+# SETTINGS SQL, each round running each once, in a new session, in order
+# from a place that moves by one each round;
 # records "LABEL best median" in RESULTS.
 IL_LABELS=() IL_SETTINGS=() IL_SQL=()
 il_add() { IL_LABELS+=("$1"); IL_SETTINGS+=("$2"); IL_SQL+=("$3"); }
 interleaved() {
 	local times i ms best med
 	times=$(mktemp)
-	for _ in $(seq "$ROUNDS"); do
-		for i in "${!IL_LABELS[@]}"; do
+	local n=${#IL_LABELS[@]} r j
+	for r in $(seq "$ROUNDS"); do
+		# each round starts one statement further on, so that no statement
+		# always runs at the same place in a round (first, or last)
+		for j in $(seq 0 $((n - 1))); do
+			i=$(((j + r) % n))
 			ms=$({
 				echo "${IL_SETTINGS[$i]}"
 				echo '\timing on'
