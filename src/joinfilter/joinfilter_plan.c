@@ -164,8 +164,9 @@ hash_table_bytes(Plan *build)
 
 /*
  * True if the Hash node's table is small enough to stay in cache: below
- * min_hash_bytes, and in one batch (a join that spills writes every outer
- * row it keeps to a batch file, which a filter spares).
+ * min_hash_bytes, and in one batch (a join that spills writes the outer
+ * rows of its later batches to files; a row the filter drops is not
+ * written).
  */
 static bool
 hash_table_in_cache(const JoinFilterLimits *limits, Plan *build)
