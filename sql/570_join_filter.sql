@@ -9,6 +9,10 @@ SET max_parallel_workers_per_gather = 0;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
 SET enable_memoize = off;
+-- the sections before 15 test where the filters go and that they never
+-- change a result; their hash tables are small, so the rule on the hash
+-- table's size (section 15) is off until then
+SET bloomfilter.join_filter_min_hash_bytes = 0;
 
 CREATE TABLE jf_fact (id int, k int, s text, v text);
 INSERT INTO jf_fact
@@ -233,3 +237,31 @@ SELECT * FROM jf_filters($$SELECT count(*) FROM jf_fact f JOIN jf_dim d ON f.k =
 SET bloomfilter.join_filter_max_build_ratio = 10;
 SELECT * FROM jf_filters($$SELECT count(*) FROM jf_fact f JOIN jf_dim d ON f.k = d.k WHERE f.id < 3000$$);
 RESET bloomfilter.join_filter_max_build_ratio;
+
+-- 15. the plan-time rule on the hash table's size: a hash table estimated
+-- below bloomfilter.join_filter_min_hash_bytes (1MB) and in one batch, of
+-- a join expected to keep more than 30% of its outer rows, gets no filter
+RESET bloomfilter.join_filter_min_hash_bytes;
+-- 'silver' keeps a third of jf_fact's rows against a hash table of about
+-- 160 kB: declined
+SET bloomfilter.join_filter = on;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_fact f JOIN jf_dim d ON f.k = d.k WHERE d.tier = 'silver';
+RESET bloomfilter.join_filter;
+SELECT jf_same($$SELECT f.id, d.k FROM jf_fact f JOIN jf_dim d ON f.k = d.k WHERE d.tier = 'silver'$$);
+-- 'gold' keeps 0.2% of them: kept, a small hash table or not
+SELECT * FROM jf_filters($$SELECT count(*) FROM jf_fact f JOIN jf_dim d ON f.k = d.k WHERE d.tier = 'gold'$$);
+-- a semi join keeping a third: declined
+SET bloomfilter.join_filter = on;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM jf_fact f WHERE f.k IN (SELECT k FROM jf_dim WHERE tier = 'silver');
+RESET bloomfilter.join_filter;
+SELECT jf_same($$SELECT f.id FROM jf_fact f WHERE f.k IN (SELECT k FROM jf_dim WHERE tier = 'silver')$$);
+-- the same join, its hash table counted as large (above a 16 kB limit): kept
+SET bloomfilter.join_filter_min_hash_bytes = '16kB';
+SELECT * FROM jf_filters($$SELECT count(*) FROM jf_fact f JOIN jf_dim d ON f.k = d.k WHERE d.tier = 'silver'$$);
+SELECT jf_same($$SELECT f.id, d.k FROM jf_fact f JOIN jf_dim d ON f.k = d.k WHERE d.tier = 'silver'$$);
+RESET bloomfilter.join_filter_min_hash_bytes;
+-- a join that spills (several batches) is not in cache: kept
+SET work_mem = '64kB';
+SELECT * FROM jf_filters($$SELECT count(*) FROM jf_fact f JOIN jf_dim d ON f.k = d.k WHERE d.tier = 'silver'$$);
+RESET work_mem;
+SHOW bloomfilter.join_filter_min_hash_bytes;

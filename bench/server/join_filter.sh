@@ -27,10 +27,11 @@
 #     lookup), and a hash join it declines (dim1 = dim2 on id: the build side
 #     as large as the outer side; merge joins off, so that it is a hash join); medians of BENCH_PLANS samples of
 #     EXPLAIN's "Planning Time", on and off alternating, in one session;
-#  4. (BENCH_PASS=1) the run-time switch-off: joins whose filter passes
-#     about 50% and 95% of fact's rows, with a small hash table (fact.v
-#     against up to 1,000 values) and a large one (fact.d1 against dim1's
-#     rows of attr < 50 or 95), one batch, on and off.
+#  4. (BENCH_PASS=1) the cost rules: joins whose filter passes about p% of
+#     fact's rows, with a small hash table (fact.v against up to 1,000
+#     values; p in BENCH_PASS_SMALL) and a large one (fact.d1 against
+#     dim1's rows of attr < p; p in BENCH_PASS_BIG), one batch, off, on,
+#     and forced (on, the plan-time rule on the hash table's size off).
 # Then a table of the targets: spilling join >= 2x faster and >= 10x fewer
 # temporary bytes, star join >= 1.5x, planning < 0.05 ms.
 #
@@ -49,6 +50,8 @@
 #   BENCH_ROUNDS    interleaved rounds (5)
 #   BENCH_PLANS     planning samples per setting and statement (301)
 #   BENCH_PASS      1 adds section 4, "only" runs only it (0)
+#   BENCH_PASS_SMALL the pass percents of section 4's small hash table (10 30 50 95)
+#   BENCH_PASS_BIG  the pass percents of its large hash table (50 95)
 #   BENCH_PORT      the server's port (5541)
 #   BENCH_DIR       the cluster's directory (/tmp/bloomfilter-joinfilter; emptied)
 #   BENCH_KEEP=1    leave the cluster running at exit
@@ -64,6 +67,8 @@ DIM_PCT=${BENCH_DIM_PCT:-10}
 ROUNDS=${BENCH_ROUNDS:-5}
 PLANS=${BENCH_PLANS:-301}
 PASS=${BENCH_PASS:-0}
+PASS_SMALL=${BENCH_PASS_SMALL:-10 30 50 95}
+PASS_BIG=${BENCH_PASS_BIG:-50 95}
 PORT=${BENCH_PORT:-5541}
 DIR=${BENCH_DIR:-/tmp/bloomfilter-joinfilter}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -138,15 +143,20 @@ temp_bytes() {
 }
 
 # interleaved: ROUNDS rounds over the statements added by il_add LABEL
-# SETTINGS SQL, each round running each once, in order, in a new session;
+# SETTINGS SQL, each round running each once, in a new session, in order
+# from a place that moves by one each round;
 # records "LABEL best median" in RESULTS.
 IL_LABELS=() IL_SETTINGS=() IL_SQL=()
 il_add() { IL_LABELS+=("$1"); IL_SETTINGS+=("$2"); IL_SQL+=("$3"); }
 interleaved() {
 	local times i ms best med
 	times=$(mktemp)
-	for _ in $(seq "$ROUNDS"); do
-		for i in "${!IL_LABELS[@]}"; do
+	local n=${#IL_LABELS[@]} r j
+	for r in $(seq "$ROUNDS"); do
+		# each round starts one statement further on, so that no statement
+		# always runs at the same place in a round (first, or last)
+		for j in $(seq 0 $((n - 1))); do
+			i=$(((j + r) % n))
 			ms=$({
 				echo "${IL_SETTINGS[$i]}"
 				echo '\timing on'
@@ -206,19 +216,25 @@ fi
 if [ "$PASS" != 0 ]; then
 	# The filter passes p% of fact's rows: with a small hash table (fact.v,
 	# 0..1000, against the values below 10p) and a large one (fact.d1
-	# against dim1's rows of attr < p).  At 50% it stays on; at 95% the
-	# run-time rule switches it off after 4,096 rows.
-	echo "## the run-time switch-off: filters that pass ~50% and ~95% of fact's rows"
+	# against dim1's rows of attr < p).  Each on (the rules as they are),
+	# off, and forced (the plan-time rule on the hash table's size off:
+	# bloomfilter.join_filter_min_hash_bytes = 0).  At 95% the run-time rule
+	# switches the filter off after 4,096 rows.
+	echo "## the cost rules: filters that pass p% of fact's rows (small: $PASS_SMALL; large: $PASS_BIG)"
 	"${PSQL[@]}" -c "CREATE TABLE vals AS SELECT g AS v FROM generate_series(0, 1000) g" -c "ANALYZE vals"
-	for p in 50 95; do
-		small="SELECT count(*), sum(f.d1) FROM fact f JOIN vals s ON f.v = s.v WHERE s.v < $((p * 10))"
-		big="SELECT count(*), sum(f.v) FROM fact f JOIN dim1 a ON f.d1 = a.id WHERE a.attr < $p"
-		show_plan "pass $p%, small hash table" "$STAR_SET" "$small"
-		show_plan "pass $p%, large hash table" "$STAR_SET" "$big"
-		il_add "pass$p small off" "$STAR_SET $OFF" "$small"
-		il_add "pass$p small on" "$STAR_SET $ON" "$small"
-		il_add "pass$p big off" "$STAR_SET $OFF" "$big"
-		il_add "pass$p big on" "$STAR_SET $ON" "$big"
+	FORCED="$ON SET bloomfilter.join_filter_min_hash_bytes = 0;"
+	pass_case() {
+		local label=$1 sql=$2
+		show_plan "$label" "$STAR_SET" "$sql"
+		il_add "${label// /_} off" "$STAR_SET $OFF" "$sql"
+		il_add "${label// /_} on" "$STAR_SET $ON" "$sql"
+		il_add "${label// /_} forced" "$STAR_SET $FORCED" "$sql"
+	}
+	for p in $PASS_SMALL; do
+		pass_case "pass$p small" "SELECT count(*), sum(f.d1) FROM fact f JOIN vals s ON f.v = s.v WHERE s.v < $((p * 10))"
+	done
+	for p in $PASS_BIG; do
+		pass_case "pass$p big" "SELECT count(*), sum(f.v) FROM fact f JOIN dim1 a ON f.d1 = a.id WHERE a.attr < $p"
 	done
 	interleaved
 fi
@@ -244,10 +260,13 @@ awk '
 		for (k in best) if (k ~ /^plan_/)
 			printf "| planning added, %s | %.4f / %.4f ms | **%+.4f ms** | | < 0.05 ms | %s |\n", substr(k, 6), best[k], med[k],
 				med[k] - best[k], (med[k] - best[k] < 0.05) ? "met" : "missed"
-		for (p = 50; p <= 95; p += 45) for (h = 1; h <= 2; h++) {
-			size = (h == 1) ? "small" : "big"
-			if (("pass" p "_" size "_on") in best)
-				row("passes " p "%, " size " hash table (run-time rule)", "pass" p "_" size "_off", "pass" p "_" size "_on", "-")
+		n = 0
+		for (k in best) if (k ~ /^pass.*_off$/) keys[++n] = substr(k, 1, length(k) - 4)
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && keys[j - 1] > keys[j]; j--) { t = keys[j]; keys[j] = keys[j - 1]; keys[j - 1] = t }
+		for (i = 1; i <= n; i++) {
+			split(keys[i], w, "_")
+			row("passes " substr(w[1], 5) "%, " w[2] " hash table, the rules", keys[i] "_off", keys[i] "_on", "-")
+			row("passes " substr(w[1], 5) "%, " w[2] " hash table, forced", keys[i] "_off", keys[i] "_forced", "-")
 		}
 	}' "$RESULTS"
 echo "# total $(($(date +%s) - start)) s"

@@ -19,6 +19,7 @@ static bool join_filter = false;
 static JoinFilterLimits limits = {
 	.min_outer_rows = 1000,
 	.max_build_ratio = 0.5,
+	.min_hash_bytes = 1024 * 1024,
 };
 
 static planner_hook_type prev_planner_hook = NULL;
@@ -55,6 +56,11 @@ bloom_join_filter_init(void)
 							 "Largest ratio of estimated build rows to outer rows of a hash join that gets a runtime filter.",
 							 NULL, &limits.max_build_ratio, 0.5, 0.0, 1e10,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("bloomfilter.join_filter_min_hash_bytes",
+							"Estimated hash table size below which a hash join keeping more than 30% of its outer rows gets no runtime filter.",
+							"Such a hash table is in cache: probing it costs about what the filter costs.  0 turns this rule off.",
+							&limits.min_hash_bytes, 1024 * 1024, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_BYTE, NULL, NULL, NULL);
 	join_filter_nodes_register();
 	prev_planner_hook = planner_hook;
 	planner_hook = join_filter_planner;

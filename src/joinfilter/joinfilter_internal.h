@@ -23,7 +23,11 @@ typedef struct JoinFilterLimits
 {
 	int			min_outer_rows; /* fewer estimated outer rows: declined */
 	double		max_build_ratio;	/* build rows above this share of outer rows: declined */
+	int			min_hash_bytes; /* a smaller hash table (in cache) ... */
 } JoinFilterLimits;
+
+/* ... is declined where the join keeps more than this share of outer rows */
+#define JOIN_FILTER_SMALL_HASH_MAX_PASS 0.3
 
 /* What both nodes of one filter know. */
 typedef struct JoinFilterSpec

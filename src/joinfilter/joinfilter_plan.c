@@ -9,7 +9,10 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "catalog/pg_type_d.h"
+#include "executor/hashjoin.h"
+#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/clauses.h"
@@ -146,17 +149,64 @@ carried_var(Plan *plan, AttrNumber resno)
 }
 
 /*
- * The plan-time rule: a filter pays where the outer side is large and the
- * build side small beside it (the outer rows stand for the outer side's
- * distinct keys, which they bound).  The run-time rule of the probe
- * switches off the filters this lets through that pass most rows.
+ * The bytes of the hash table a Hash node builds, estimated as PostgreSQL
+ * sizes it (ExecChooseHashTableSize): per row, the tuple with its headers
+ * and one bucket pointer.
+ */
+static double
+hash_table_bytes(Plan *build)
+{
+	double		tuple = HJTUPLE_OVERHEAD + MAXALIGN(SizeofMinimalTupleHeader) +
+		MAXALIGN(build->plan_width) + sizeof(HashJoinTuple);
+
+	return build->plan_rows * tuple;
+}
+
+/*
+ * True if the Hash node's table is small enough to stay in cache: below
+ * min_hash_bytes, and in one batch (a join that spills writes the outer
+ * rows of its later batches to files; a row the filter drops is not
+ * written).
  */
 static bool
-worth_filtering(const JoinFilterLimits *limits, Plan *outer, Plan *build)
+hash_table_in_cache(const JoinFilterLimits *limits, Plan *build)
+{
+	double		bytes = hash_table_bytes(build);
+
+	return bytes < limits->min_hash_bytes && bytes <= get_hash_memory_limit();
+}
+
+/*
+ * The share of outer rows the join keeps, the most a filter passes: an
+ * inner join's rows may exceed the outer rows where build keys repeat, so
+ * capped at 1 (then the join counts as not selective).
+ */
+static double
+expected_pass_share(Plan *join, Plan *outer)
+{
+	if (outer->plan_rows <= 0)
+		return 1.0;
+	return Min(join->plan_rows / outer->plan_rows, 1.0);
+}
+
+/*
+ * The plan-time rule: a filter pays where the outer side is large and the
+ * build side small beside it (the outer rows stand for the outer side's
+ * distinct keys, which they bound), and where a dropped row saves more
+ * than a filter probe costs: not where the hash table is in cache (its
+ * probe about as cheap as the filter's) and the join keeps many rows.  The
+ * run-time rule of the probe switches off the filters this lets through
+ * that pass most rows.
+ */
+static bool
+worth_filtering(const JoinFilterLimits *limits, Plan *join, Plan *outer, Plan *build)
 {
 	if (outer->plan_rows < limits->min_outer_rows)
 		return false;
-	return build->plan_rows <= limits->max_build_ratio * outer->plan_rows;
+	if (build->plan_rows > limits->max_build_ratio * outer->plan_rows)
+		return false;
+	return !(hash_table_in_cache(limits, build) &&
+			 expected_pass_share(join, outer) > JOIN_FILTER_SMALL_HASH_MAX_PASS);
 }
 
 /* ---------------------------------------------------------------------
@@ -330,7 +380,7 @@ consider_join(FilterPlanning *fp, HashJoin *hj)
 	if (!IsA(hash, Hash) || hash->plan.parallel_aware || hj->join.plan.parallel_aware)
 		return;
 	if (!drops_unmatched_outer(hj->join.jointype) ||
-		!worth_filtering(fp->limits, outerPlan(hj), &hash->plan) ||
+		!worth_filtering(fp->limits, &hj->join.plan, outerPlan(hj), &hash->plan) ||
 		list_length(hash->hashkeys) != nkeys)
 		return;
 	for (int i = 0; i < nkeys; i++)
