@@ -15,13 +15,13 @@
 use strict;
 use warnings;
 use File::Spec;
-use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
 use BloomFdw;
+use BloomFuzz;
 
 # Debian's interpreter: a python3 earlier in PATH may lack Debian's psycopg2.
 my $python = '/usr/bin/python3';
@@ -60,21 +60,8 @@ sub dsn
 my @cmd = ($python, $fuzzer, '--local', dsn($local),
 	'--remote', 'a=' . dsn($nodes{a}), '--remote', 'b=' . dsn($nodes{b}),
 	'--seconds', $seconds, '--seed', $seed);
-diag("semijoin fuzz: seed $seed, $seconds s (BLOOM_FUZZ_SEED=$seed replays it)");
-my ($out, $err) = ('', '');
-my $ok = IPC::Run::run(\@cmd, '>', \$out, '2>', \$err,
-	IPC::Run::timeout($seconds + $PostgreSQL::Test::Utils::timeout_default));
-note($out);
-note("stderr:\n$err") if $err ne '';
-
-ok($ok, 'the fuzzer exits 0') or diag("stderr:\n$err");
-my %s;
-if ($out =~ /^SUMMARY (.*)$/m)
-{
-	%s = map { split /=/ } split ' ', $1;
-}
-ok(%s, 'the fuzzer prints its summary');
-cmp_ok($s{queries} // 0, '>', 0, 'statements were run');
+my ($out, $s) = run_fuzzer('semijoin fuzz', $seconds, $seed, @cmd);
+my %s = %$s;
 cmp_ok($s{fired} // 0, '>=', $min_fired,
 	"the rewrite fired in at least $min_fired statements (of " . ($s{queries} // 0) . ')');
 is($s{differences} // -1, 0, 'no result differs between the rewrite on and off');

@@ -12,10 +12,12 @@
 use strict;
 use warnings;
 use File::Spec;
-use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use BloomFuzz;
 
 # Debian's interpreter: a python3 earlier in PATH may lack Debian's psycopg2.
 my $python = '/usr/bin/python3';
@@ -38,21 +40,8 @@ $node->safe_psql('postgres', 'CREATE EXTENSION bloomfilter');
 
 my $dsn = sprintf('host=%s port=%d dbname=postgres', $node->host, $node->port);
 my @cmd = ($python, $fuzzer, '--dsn', $dsn, '--seconds', $seconds, '--seed', $seed);
-diag("join filter fuzz: seed $seed, $seconds s (BLOOM_FUZZ_SEED=$seed replays it)");
-my ($out, $err) = ('', '');
-my $ok = IPC::Run::run(\@cmd, '>', \$out, '2>', \$err,
-	IPC::Run::timeout($seconds + $PostgreSQL::Test::Utils::timeout_default));
-note($out);
-note("stderr:\n$err") if $err ne '';
-
-ok($ok, 'the fuzzer exits 0') or diag("stderr:\n$err");
-my %s;
-if ($out =~ /^SUMMARY (.*)$/m)
-{
-	%s = map { split /=/ } split ' ', $1;
-}
-ok(%s, 'the fuzzer prints its summary');
-cmp_ok($s{queries} // 0, '>', 0, 'statements were run');
+my ($out, $s) = run_fuzzer('join filter fuzz', $seconds, $seed, @cmd);
+my %s = %$s;
 cmp_ok($s{fired} // 0, '>=', $min_share * ($s{queries} // 0),
 	"the filters were applied in at least a share $min_share of the statements ("
 	  . ($s{fired} // 0) . ' of ' . ($s{queries} // 0) . ')');
