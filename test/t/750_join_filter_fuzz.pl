@@ -7,7 +7,7 @@
 # a large share of the statements (BLOOM_FUZZ_MIN_FIRED_SHARE, default
 # 0.4) for that to mean something.
 #
-# BLOOM_FUZZ_SECONDS (default 90) is the time budget; BLOOM_FUZZ_SEED fixes
+# BLOOM_FUZZ_SECONDS (default 60) is the time budget; BLOOM_FUZZ_SEED fixes
 # the seed (printed at the start, so that a failure can be replayed).
 use strict;
 use warnings;
@@ -22,7 +22,7 @@ use BloomFuzz;
 # Debian's interpreter: a python3 earlier in PATH may lack Debian's psycopg2.
 my $python = '/usr/bin/python3';
 my $fuzzer = File::Spec->rel2abs(($ENV{TESTDIR} // '.') . '/test/fuzz/differential/joinfilter_fuzz.py');
-my $seconds = $ENV{BLOOM_FUZZ_SECONDS} // 90;
+my $seconds = $ENV{BLOOM_FUZZ_SECONDS} // 60;
 my $seed = $ENV{BLOOM_FUZZ_SEED} // int(rand(1_000_000_000));
 my $min_share = $ENV{BLOOM_FUZZ_MIN_FIRED_SHARE} // 0.4;
 
