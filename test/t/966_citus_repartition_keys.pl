@@ -172,7 +172,11 @@ for my $case (@rewritten)
 	is(scalar(grep { /bloom_contains/ } @off_maps), 0, "$name: none without the rewrite");
 	my $said = decisions($settings, $query);
 	like($said, $_, "$name: the rewrite says $_") for @$lines;
-	is(scalar(() = $said =~ /probed with the keys/g), scalar(@$lines), "$name: and nothing else is probed");
+	# distinct lines: a statement planned again under the snapshot it runs
+	# with (a transaction of Citus's maintenance daemon committed in
+	# between) says each of them twice
+	my %probes = map { $_ => 1 } grep { /probed with the keys/ } split /\n/, $said;
+	is(scalar(keys %probes), scalar(@$lines), "$name: and nothing else is probed");
 }
 
 # ---- joins left alone ----
