@@ -239,3 +239,9 @@ SELECT pg_temp.err('SELECT fixed_filter_of_states(s) FROM hv_states') AS wrong_f
 SELECT pg_temp.err('SELECT multi_fixed_of_states(ms) FROM hv_states') AS multi_wrong_form;
 -- the support functions run only inside an aggregate
 SELECT pg_temp.err('SELECT bloom_agg_hashed_final(s) FROM hv_states') AS outside_aggregate;
+-- bloom_agg_state_result, the last step of the binary route through Citus:
+-- a state of the other form is refused; over no rows the twin's result
+SELECT pg_temp.err('SELECT bloom_agg_state_result(fs, true) FROM hv_states') AS result_wrong_form_fixed;
+SELECT pg_temp.err('SELECT bloom_agg_state_result(s, false) FROM hv_states') AS result_wrong_form_sized;
+SELECT bloom_agg_state_result(NULL, true) IS NOT NULL AS result_empty_sized,
+       bloom_agg_state_result(NULL, false) IS NULL AS result_empty_fixed;
